@@ -1,0 +1,66 @@
+// Scalar reference kernels for fill, same-dtype copy and dtype conversion on strided views.
+#include <cstring>
+
+#include "convert.h"
+#include "scalar_kernels.h"
+#include "strided_loop.h"
+
+namespace cvm {
+namespace kernel {
+namespace scalar {
+
+void fill(const KernelCall& call) {
+  const TensorView* views[1] = {&call.outputs[0]};
+  const auto& p = *static_cast<const FillParams*>(call.params);
+  const size_t esize = elem_size(call.outputs[0].type);
+  for_each_row(views, [&](char* const* ptr, int64_t n, const int64_t* step) {
+    char* out = ptr[0];
+    for (int64_t i = 0; i < n; ++i, out += step[0]) std::memcpy(out, p.value, esize);
+  });
+}
+
+void copy(const KernelCall& call) {
+  const TensorView* views[2] = {&call.outputs[0], &call.inputs[0]};
+  const size_t esize = elem_size(call.outputs[0].type);
+  for_each_row(views, [&](char* const* ptr, int64_t n, const int64_t* step) {
+    const int64_t e = static_cast<int64_t>(esize);
+    if (step[0] == e && step[1] == e) {
+      std::memmove(ptr[0], ptr[1], static_cast<size_t>(n) * esize);
+      return;
+    }
+    char* out = ptr[0];
+    const char* in = ptr[1];
+    for (int64_t i = 0; i < n; ++i, out += step[0], in += step[1]) std::memcpy(out, in, esize);
+  });
+}
+
+namespace {
+
+template <typename Dst, typename Src>
+void cast_rows(const KernelCall& call) {
+  const TensorView* views[2] = {&call.outputs[0], &call.inputs[0]};
+  for_each_row(views, [](char* const* ptr, int64_t n, const int64_t* step) {
+    char* out = ptr[0];
+    const char* in = ptr[1];
+    for (int64_t i = 0; i < n; ++i, out += step[0], in += step[1]) {
+      Src s;
+      std::memcpy(&s, in, sizeof(Src));
+      Dst d = convert<Dst>(s);
+      std::memcpy(out, &d, sizeof(Dst));
+    }
+  });
+}
+
+}  // namespace
+
+void cast(const KernelCall& call) {
+  visit_elem_type(call.outputs[0].type, [&](auto dst) {
+    visit_elem_type(call.inputs[0].type, [&](auto src) {
+      cast_rows<ElemT<decltype(dst)::value>, ElemT<decltype(src)::value>>(call);
+    });
+  });
+}
+
+}  // namespace scalar
+}  // namespace kernel
+}  // namespace cvm

@@ -1,0 +1,40 @@
+# Compiler settings shared by every native target: standard, warnings, determinism, sanitizers.
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+endif()
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_C_STANDARD 11)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+set(CMAKE_CXX_VISIBILITY_PRESET hidden)
+set(CMAKE_C_VISIBILITY_PRESET hidden)
+set(CMAKE_VISIBILITY_INLINES_HIDDEN ON)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+
+find_program(CVM_CCACHE ccache)
+if(CVM_CCACHE)
+  set(CMAKE_C_COMPILER_LAUNCHER "${CVM_CCACHE}")
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${CVM_CCACHE}")
+endif()
+
+# Float results are part of the contract: no FMA contraction, no fast-math, anywhere.
+add_compile_options(-ffp-contract=off -fno-fast-math)
+
+# Warnings for our own targets (generated and third-party headers are included as SYSTEM).
+set(CVM_WARNING_FLAGS -Wall -Wextra -Wpedantic -Wshadow=local -Wno-unused-parameter)
+if(CVMRT_WERROR)
+  list(APPEND CVM_WARNING_FLAGS -Werror)
+endif()
+
+if(CVMRT_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+  add_compile_definitions(CVMRT_SANITIZER_BUILD=1)
+endif()
+
+# cvm_target_warnings(target): our warning set on one target's own sources.
+function(cvm_target_warnings target)
+  target_compile_options(${target} PRIVATE ${CVM_WARNING_FLAGS})
+endfunction()

@@ -1,0 +1,58 @@
+// fill, copy_into and cast: validation and dispatch to the "fill", "copy" and "cast" kernels.
+#include <cstring>
+
+#include "convert.h"
+#include "cvm/array_ops.h"
+#include "cvm/check.h"
+#include "kernel_views.h"
+#include "registry_internal.h"
+
+namespace cvm {
+
+void Scalar::encode(DataType dtype, uint8_t out[16]) const {
+  std::memset(out, 0, 16);
+  kernel::visit_elem_type(elem_type_of(dtype), [&](auto tag) {
+    using T = kernel::ElemT<decltype(tag)::value>;
+    const T v = kind_ == Kind::kInt    ? kernel::convert<T>(i_)
+                : kind_ == Kind::kUInt ? kernel::convert<T>(u_)
+                                       : kernel::convert<T>(f_);
+    std::memcpy(out, &v, sizeof(T));
+  });
+}
+
+void fill(NDArray& dst, Scalar value) {
+  ops::verify_writable(dst, "fill");
+  kernel::FillParams params;
+  value.encode(dst.dtype(), params.value);
+  void* data = dst.mutable_data();
+  auto views = ops::elementwise_views({{&dst, data}});
+  ops::run_kernel(find_kernel("fill", elem_type_of(dst.dtype()), dst.device()), views, 1, &params);
+}
+
+void copy_into(NDArray& dst, const NDArray& src) {
+  ops::verify_writable(dst, "copy_into");
+  VERIFY(src.defined()) << "copy_into: source array is undefined";
+  VERIFY(src.device().is_cpu()) << "copy_into: source is on " << src.device().name();
+  NDArray from = src.broadcast_to(dst.shape());
+  void* out = dst.mutable_data();  // first: may give dst a private buffer
+  if (from.shares_memory_with(dst)) {
+    // Overlapping views: read from a private snapshot so the result is as if copied at once.
+    NDArray snapshot = NDArray::empty(src.shape(), src.dtype());
+    auto views = ops::elementwise_views(
+        {{&snapshot, snapshot.mutable_data()}, {&src, const_cast<void*>(src.data())}});
+    ops::run_kernel(find_kernel("copy", kernel::ElemType::kAny, src.device()), views, 1, nullptr);
+    from = snapshot.broadcast_to(dst.shape());
+  }
+  const char* op = from.dtype() == dst.dtype() ? "copy" : "cast";
+  auto views = ops::elementwise_views({{&dst, out}, {&from, const_cast<void*>(from.data())}});
+  ops::run_kernel(find_kernel(op, elem_type_of(dst.dtype()), dst.device()), views, 1, nullptr);
+}
+
+NDArray cast(const NDArray& x, DataType to) {
+  VERIFY(x.defined()) << "cast: input array is undefined";
+  NDArray out = NDArray::empty(x.shape(), to, x.device());
+  copy_into(out, x);
+  return out;
+}
+
+}  // namespace cvm

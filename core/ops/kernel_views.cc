@@ -1,0 +1,70 @@
+// Building coalesced kernel views from NDArrays and invoking kernels.
+#include "kernel_views.h"
+
+#include "cvm/check.h"
+#include "registry_internal.h"
+
+namespace cvm {
+namespace ops {
+
+std::vector<kernel::TensorView> elementwise_views(const std::vector<Operand>& operands) {
+  const Shape& shape = operands.at(0).array->shape();
+  const size_t n = operands.size();
+  // Keep the dims that are not 1, then merge neighbours that are contiguous for everyone.
+  std::vector<int64_t> dims;
+  std::vector<std::vector<int64_t>> strides(n);
+  for (int d = 0; d < shape.ndim(); ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = !dims.empty() && shape[d] != 0 && dims.back() != 0;
+    for (size_t k = 0; merge && k < n; ++k) {
+      merge = strides[k].back() == operands[k].array->strides()[d] * shape[d];
+    }
+    if (merge) {
+      dims.back() *= shape[d];
+      for (size_t k = 0; k < n; ++k) strides[k].back() = operands[k].array->strides()[d];
+    } else {
+      dims.push_back(shape[d]);
+      for (size_t k = 0; k < n; ++k) strides[k].push_back(operands[k].array->strides()[d]);
+    }
+  }
+  VERIFY(static_cast<int>(dims.size()) <= kernel::kMaxKernelDims)
+      << "shape " << shape << " has " << dims.size()
+      << " non-mergeable dimensions; kernels support at most " << kernel::kMaxKernelDims;
+  std::vector<kernel::TensorView> views(n);
+  for (size_t k = 0; k < n; ++k) {
+    kernel::TensorView& v = views[k];
+    v.data = operands[k].data;
+    v.type = elem_type_of(operands[k].array->dtype());
+    v.ndim = static_cast<int32_t>(dims.size());
+    for (size_t d = 0; d < dims.size(); ++d) {
+      v.shape[d] = dims[d];
+      v.strides[d] = strides[k][d];
+    }
+  }
+  return views;
+}
+
+void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& views,
+                int num_outputs, const void* params) {
+  kernel::KernelCall call;
+  call.outputs = views.data();
+  call.num_outputs = num_outputs;
+  call.inputs = views.data() + num_outputs;
+  call.num_inputs = static_cast<int32_t>(views.size()) - num_outputs;
+  call.params = params;
+  fn(call);
+}
+
+void verify_writable(const NDArray& dst, const char* what) {
+  VERIFY(dst.defined()) << what << ": destination array is undefined";
+  VERIFY(dst.device().is_cpu()) << what << ": destination is on " << dst.device().name()
+                                << "; only CPU arrays are supported here";
+  for (int d = 0; d < dst.ndim(); ++d) {
+    VERIFY(dst.strides()[d] != 0 || dst.shape()[d] <= 1)
+        << what << ": cannot write to a broadcast view (stride 0 on dim " << d << " of shape "
+        << dst.shape() << ")";
+  }
+}
+
+}  // namespace ops
+}  // namespace cvm

@@ -1,0 +1,33 @@
+// Turns NDArrays into kernel views and runs kernels: the bridge from the op layer to backends.
+#pragma once
+
+#include <vector>
+
+#include "cvm/ndarray.h"
+#include "kernel_abi.h"
+
+namespace cvm {
+namespace ops {
+
+// Operands of one elementwise kernel call: arrays of the same shape (inputs already broadcast)
+// and the data pointer to use for each (mutable for outputs, taken by the caller first).
+struct Operand {
+  const NDArray* array;
+  void* data;
+};
+
+// Kernel views of same-shaped operands with size-1 dimensions dropped and dimensions merged
+// wherever every operand's strides allow, so kernels see the fewest, longest rows. LogicError
+// when more than kMaxKernelDims dimensions remain.
+std::vector<kernel::TensorView> elementwise_views(const std::vector<Operand>& operands);
+
+// Runs `fn` over views [0, num_outputs) as outputs and the rest as inputs.
+void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& views,
+                int num_outputs, const void* params);
+
+// LogicError unless `dst` can be written element by element: defined, on the CPU, and not a
+// broadcast view (a stride of 0 on a dimension longer than 1). `what` names the operation.
+void verify_writable(const NDArray& dst, const char* what);
+
+}  // namespace ops
+}  // namespace cvm

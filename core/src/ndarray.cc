@@ -1,0 +1,281 @@
+// NDArray lifetime, creation, data access, lazy copies and byte transfer.
+#include "cvm/ndarray.h"
+
+#include <cstring>
+
+#include "container.h"
+#include "cvm/array_ops.h"
+#include "cvm/check.h"
+
+namespace cvm {
+namespace detail {
+
+Buffer* Buffer::allocate(size_t nbytes, Device device) {
+  Allocator& alloc = Allocator::get(device);
+  void* p = alloc.allocate(nbytes);
+  Buffer* b = new Buffer();
+  b->data = p;
+  b->nbytes = nbytes;
+  b->device = device;
+  b->allocator = &alloc;
+  return b;
+}
+
+Buffer* Buffer::external(void* data, size_t nbytes, Device device,
+                         std::shared_ptr<const void> keepalive, bool read_only) {
+  Buffer* b = new Buffer();
+  b->data = data;
+  b->nbytes = nbytes;
+  b->device = device;
+  b->read_only = read_only;
+  b->keepalive = std::move(keepalive);
+  return b;
+}
+
+Buffer::~Buffer() {
+  if (allocator != nullptr) allocator->free(data, nbytes);
+}
+
+void Buffer::release() {
+  if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+Buffer* Storage::writable_buffer() {
+  Buffer* current = buffer.load(std::memory_order_acquire);
+  if (current->refs.load(std::memory_order_acquire) == 1 && !current->read_only) return current;
+  std::lock_guard<std::mutex> lock(mu);
+  current = buffer.load(std::memory_order_acquire);
+  if (current->refs.load(std::memory_order_acquire) == 1 && !current->read_only) return current;
+  CHECK(current->device.is_cpu()) << "copy-on-write is only implemented for CPU memory";
+  Buffer* own = Buffer::allocate(current->nbytes, current->device);
+  if (current->nbytes > 0) std::memcpy(own->data, current->data, current->nbytes);
+  buffer.store(own, std::memory_order_release);
+  current->release();
+  return own;
+}
+
+Container::Container(Storage* s, size_t offset, Shape shp, Shape str, DataType t)
+    : storage(s), offset_bytes(offset), shape(std::move(shp)), strides(std::move(str)), dtype(t) {
+  std::memset(&dl, 0, sizeof(dl));
+  Buffer* b = storage->buffer.load();
+  dl.device = b->device.dl();
+  dl.ndim = shape.ndim();
+  dl.dtype = dtype.dl();
+  dl.shape = shape.data();
+  // DLPack: null strides mean compact row-major, which most consumers expect.
+  dl.strides = strides == shape.contiguous_strides() ? nullptr : strides.data();
+  dl.byte_offset = 0;
+  refresh();
+}
+
+void* Container::refresh() const {
+  Buffer* b = storage->buffer.load(std::memory_order_acquire);
+  dl.data = static_cast<char*>(b->data) + offset_bytes;
+  return dl.data;
+}
+
+}  // namespace detail
+
+using detail::Buffer;
+using detail::Container;
+using detail::Storage;
+
+namespace {
+
+Container* new_container(Buffer* buffer, size_t offset, Shape shape, Shape strides,
+                         DataType dtype) {
+  Storage* storage = new Storage(buffer);
+  return new Container(storage, offset, std::move(shape), std::move(strides), dtype);
+}
+
+const Container& checked(const Container* c) {
+  VERIFY(c != nullptr) << "use of an undefined (empty) NDArray";
+  return *c;
+}
+
+}  // namespace
+
+NDArray::NDArray(const NDArray& o) : c_(o.c_) {
+  if (c_) c_->retain();
+}
+
+NDArray& NDArray::operator=(const NDArray& o) {
+  if (o.c_) o.c_->retain();
+  if (c_) c_->release();
+  c_ = o.c_;
+  return *this;
+}
+
+NDArray& NDArray::operator=(NDArray&& o) noexcept {
+  if (this != &o) {
+    if (c_) c_->release();
+    c_ = o.c_;
+    o.c_ = nullptr;
+  }
+  return *this;
+}
+
+NDArray::~NDArray() {
+  if (c_) c_->release();
+}
+
+NDArray NDArray::adopt(Container* c) { return NDArray(c); }
+
+Container* NDArray::release() {
+  Container* c = c_;
+  c_ = nullptr;
+  return c;
+}
+
+NDArray NDArray::empty(const Shape& shape, DataType dtype, Device device) {
+  VERIFY(dtype.is_supported()) << "unsupported dtype " << dtype;
+  for (int i = 0; i < shape.ndim(); ++i) {
+    VERIFY(shape[i] >= 0) << "negative extent " << shape[i] << " in shape " << shape;
+  }
+  int64_t n = shape.numel();
+  size_t nbytes = static_cast<size_t>(checked_mul(n, static_cast<int64_t>(dtype.bytes()), "array size"));
+  Buffer* buffer = Buffer::allocate(nbytes, device);
+  return NDArray(new_container(buffer, 0, shape, shape.contiguous_strides(), dtype));
+}
+
+NDArray NDArray::zeros(const Shape& shape, DataType dtype, Device device) {
+  NDArray a = empty(shape, dtype, device);
+  fill(a, Scalar(0));
+  return a;
+}
+
+NDArray NDArray::from_bytes(const void* bytes, size_t nbytes, const Shape& shape, DataType dtype) {
+  NDArray a = empty(shape, dtype);
+  a.copy_from_bytes(bytes, nbytes);
+  return a;
+}
+
+NDArray NDArray::from_external(void* data, const Shape& shape, DataType dtype, Device device,
+                               std::shared_ptr<const void> keepalive, bool read_only,
+                               const Shape* strides) {
+  VERIFY(dtype.is_supported()) << "unsupported dtype " << dtype;
+  Shape str = strides ? *strides : shape.contiguous_strides();
+  VERIFY(str.ndim() == shape.ndim()) << "strides " << str << " do not match shape " << shape;
+  int64_t n = shape.numel();
+  VERIFY(n == 0 || data != nullptr) << "null data for a non-empty external array";
+  // Span of memory the view touches, from its lowest to its highest element.
+  int64_t lo = 0, hi = 0;
+  for (int i = 0; i < shape.ndim(); ++i) {
+    if (shape[i] == 0) { lo = hi = 0; break; }
+    int64_t reach = checked_mul(shape[i] - 1, str[i] < 0 ? -str[i] : str[i], "external array span");
+    (str[i] < 0 ? lo : hi) += (str[i] < 0 ? -reach : reach);
+  }
+  int64_t esize = static_cast<int64_t>(dtype.bytes());
+  size_t span = n == 0 ? 0 : static_cast<size_t>((hi - lo + 1) * esize);
+  char* base = static_cast<char*>(data) + lo * esize;
+  bool aligned = reinterpret_cast<uintptr_t>(base) % dtype.bytes() == 0;
+  if (!aligned && device.is_cpu()) {
+    // Kernels may read elements through typed pointers: give them an aligned private copy.
+    // The same-dtype copy kernel moves bytes, so reading the misaligned source is safe.
+    NDArray wrapped(new_container(Buffer::external(base, span, device, keepalive, true),
+                                  static_cast<size_t>(-lo * esize), shape, str, dtype));
+    NDArray out = empty(shape, dtype, device);
+    copy_into(out, wrapped);
+    return out;
+  }
+  Buffer* buffer = Buffer::external(base, span, device, std::move(keepalive), read_only);
+  return NDArray(new_container(buffer, static_cast<size_t>(-lo * esize), shape, str, dtype));
+}
+
+const Shape& NDArray::shape() const { return checked(c_).shape; }
+const Shape& NDArray::strides() const { return checked(c_).strides; }
+DataType NDArray::dtype() const { return checked(c_).dtype; }
+Device NDArray::device() const {
+  return checked(c_).storage->buffer.load()->device;
+}
+
+bool NDArray::is_contiguous() const {
+  const Container& c = checked(c_);
+  int64_t expected = 1;
+  for (int i = c.shape.ndim() - 1; i >= 0; --i) {
+    if (c.shape[i] != 1 && c.strides[i] != expected) return c.shape.numel() == 0;
+    expected *= c.shape[i];
+  }
+  return true;
+}
+
+bool NDArray::is_read_only() const { return checked(c_).storage->buffer.load()->read_only; }
+
+int NDArray::use_count() const { return c_ ? c_->refs.load() : 0; }
+
+bool NDArray::shares_memory_with(const NDArray& other) const {
+  if (!c_ || !other.c_) return false;
+  return c_->storage->buffer.load() == other.c_->storage->buffer.load();
+}
+
+const void* NDArray::data() const { return checked(c_).refresh(); }
+
+void* NDArray::mutable_data() {
+  const Container& c = checked(c_);
+  c.storage->writable_buffer();
+  return c.refresh();
+}
+
+const DLTensor* NDArray::dltensor() const {
+  checked(c_).refresh();
+  return &c_->dl;
+}
+
+NDArray NDArray::contiguous() const {
+  if (is_contiguous()) return *this;
+  NDArray out = empty(shape(), dtype(), device());
+  copy_into(out, *this);
+  return out;
+}
+
+NDArray NDArray::copy() const {
+  const Container& c = checked(c_);
+  Buffer* b = c.storage->buffer.load(std::memory_order_acquire);
+  if (is_contiguous() && c.offset_bytes == 0 && nbytes() == b->nbytes) {
+    b->retain();  // lazy: share the buffer through a second Storage
+    return NDArray(new_container(b, 0, c.shape, c.strides, c.dtype));
+  }
+  NDArray out = empty(c.shape, c.dtype, device());
+  copy_into(out, *this);
+  return out;
+}
+
+NDArray NDArray::to(Device target) const {
+  if (device() == target) return *this;
+  CVM_LOGIC_ERROR() << "copying from " << device().name() << " to " << target.name()
+                    << " is not supported in this build";
+}
+
+void NDArray::copy_from(const NDArray& src) {
+  VERIFY(src.defined()) << "copy_from: undefined source array";
+  VERIFY(src.shape() == shape()) << "copy_from: source shape " << src.shape()
+                                 << " does not match destination shape " << shape();
+  VERIFY(src.dtype() == dtype()) << "copy_from: source dtype " << src.dtype()
+                                 << " does not match destination dtype " << dtype();
+  copy_into(*this, src);
+}
+
+void NDArray::copy_from_bytes(const void* bytes, size_t n) {
+  VERIFY(n == nbytes()) << "copy_from_bytes: got " << n << " bytes, array " << shape() << " "
+                        << dtype() << " holds " << nbytes();
+  VERIFY(device().is_cpu()) << "copy_from_bytes: array is on " << device().name();
+  VERIFY(n == 0 || bytes != nullptr) << "copy_from_bytes: null source";
+  if (is_contiguous()) {
+    if (n) std::memcpy(mutable_data(), bytes, n);
+    return;
+  }
+  NDArray staged = empty(shape(), dtype());
+  if (n) std::memcpy(staged.mutable_data(), bytes, n);
+  copy_into(*this, staged);
+}
+
+void NDArray::copy_to_bytes(void* bytes, size_t n) const {
+  VERIFY(n == nbytes()) << "copy_to_bytes: got room for " << n << " bytes, array " << shape()
+                        << " " << dtype() << " holds " << nbytes();
+  VERIFY(device().is_cpu()) << "copy_to_bytes: array is on " << device().name();
+  VERIFY(n == 0 || bytes != nullptr) << "copy_to_bytes: null destination";
+  NDArray packed = contiguous();
+  if (n) std::memcpy(bytes, packed.data(), n);
+}
+
+}  // namespace cvm

@@ -1,0 +1,87 @@
+// Implementation of the shared unit-test helpers.
+#include "test_util.h"
+
+#include "float16.h"
+
+namespace cvm {
+namespace test {
+
+NDArray random_array(const Shape& shape, DataType dtype, uint64_t seed) {
+  NDArray a = NDArray::empty(shape, dtype);
+  std::mt19937_64 rng(seed);
+  uint8_t* p = static_cast<uint8_t*>(a.mutable_data());
+  const int64_t n = a.numel();
+  if (dtype.is_float()) {
+    std::uniform_real_distribution<double> dist(-1000.0, 1000.0);
+    for (int64_t i = 0; i < n; ++i) {
+      double v = dist(rng);
+      if (dtype == DataType::Float(32)) {
+        float f = static_cast<float>(v);
+        std::memcpy(p + 4 * i, &f, 4);
+      } else if (dtype == DataType::Float(64)) {
+        std::memcpy(p + 8 * i, &v, 8);
+      } else {
+        uint16_t h = dtype == DataType::Float(16) ? kernel::double_to_half_bits(v)
+                                                  : kernel::double_to_bfloat16_bits(v);
+        std::memcpy(p + 2 * i, &h, 2);
+      }
+    }
+  } else if (dtype.is_bool()) {
+    for (int64_t i = 0; i < n; ++i) p[i] = rng() & 1;
+  } else {
+    for (size_t i = 0; i < a.nbytes(); ++i) p[i] = static_cast<uint8_t>(rng());
+  }
+  return a;
+}
+
+std::vector<uint8_t> element_bytes(const NDArray& a, int64_t i) {
+  const Shape& shape = a.shape();
+  int64_t offset = 0;
+  for (int d = shape.ndim() - 1; d >= 0; --d) {
+    offset += (i % shape[d]) * a.strides()[d];
+    i /= shape[d];
+  }
+  size_t es = a.dtype().bytes();
+  const uint8_t* p = static_cast<const uint8_t*>(a.data()) + offset * static_cast<int64_t>(es);
+  return std::vector<uint8_t>(p, p + es);
+}
+
+bool bit_equal(const NDArray& a, const NDArray& b) {
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    if (element_bytes(a, i) != element_bytes(b, i)) return false;
+  }
+  return true;
+}
+
+int64_t int_at(const NDArray& a, int64_t i) {
+  std::vector<uint8_t> b = element_bytes(a, i);
+  uint64_t u = 0;
+  std::memcpy(&u, b.data(), b.size());
+  if (a.dtype().is_int() && b.size() < 8) {
+    int shift = 64 - 8 * static_cast<int>(b.size());
+    return static_cast<int64_t>(u << shift) >> shift;
+  }
+  return static_cast<int64_t>(u);
+}
+
+double float_at(const NDArray& a, int64_t i) {
+  std::vector<uint8_t> b = element_bytes(a, i);
+  if (a.dtype() == DataType::Float(64)) {
+    double d;
+    std::memcpy(&d, b.data(), 8);
+    return d;
+  }
+  if (a.dtype() == DataType::Float(32)) {
+    float f;
+    std::memcpy(&f, b.data(), 4);
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, b.data(), 2);
+  return a.dtype() == DataType::Float(16) ? kernel::half_bits_to_double(h)
+                                          : kernel::bfloat16_bits_to_double(h);
+}
+
+}  // namespace test
+}  // namespace cvm

@@ -1,0 +1,30 @@
+// Helpers shared by the unit tests: seeded random arrays and element access by flat index.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "cvm/ndarray.h"
+
+namespace cvm {
+namespace test {
+
+// Fills a contiguous CPU array with seeded random bytes; for float types, random finite values
+// in [-1000, 1000] instead, so arithmetic results are comparable.
+NDArray random_array(const Shape& shape, DataType dtype, uint64_t seed);
+
+// Row-major element i of any (strided) array as raw bytes.
+std::vector<uint8_t> element_bytes(const NDArray& a, int64_t i);
+
+// True when two arrays have equal shapes, dtypes and element bytes (bit-exact).
+bool bit_equal(const NDArray& a, const NDArray& b);
+
+// Element i (row-major) of an integer array of any width, sign- or zero-extended.
+int64_t int_at(const NDArray& a, int64_t i);
+// Element i of a float16/bfloat16/float32/float64 array as a double.
+double float_at(const NDArray& a, int64_t i);
+
+}  // namespace test
+}  // namespace cvm
