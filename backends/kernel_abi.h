@@ -93,7 +93,8 @@ enum CpuFeature : uint32_t {
 // One line of a backend's table: which op, for which output element type, how, and by what.
 struct KernelEntry {
   const char* op;              // op name as the op layer dispatches it, e.g. "add"
-  ElemType dtype;              // element type of the first output, or kAny
+  ElemType dtype;              // element type of the first input (of the first output for an
+                               // op without inputs, e.g. fill), or kAny
   const char* variant;         // how: "ref", "avx2", "avx512", ...
   KernelFn fn;                 // the kernel
   uint32_t required_features;  // CpuFeature bits that must all be present

@@ -18,6 +18,13 @@ void sub(const KernelCall& call);
 template <ElemType T>
 void mul(const KernelCall& call);
 
+// ---- elementwise and broadcast (cvm_elementwise.cc, elementwise.cc) ----
+// ---- reduce (reduce.cc) ----
+// ---- linear algebra (matmul.cc) ----
+// ---- nn (nn.cc) ----
+// ---- vision (vision.cc) ----
+// ---- transform (transform.cc) ----
+
 }  // namespace scalar
 }  // namespace kernel
 }  // namespace cvm

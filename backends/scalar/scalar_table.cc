@@ -21,6 +21,12 @@ const KernelEntry kEntries[] = {
     CVM_ARITH(kInt8) CVM_ARITH(kInt16) CVM_ARITH(kInt32) CVM_ARITH(kInt64)
     CVM_ARITH(kUInt8) CVM_ARITH(kUInt16) CVM_ARITH(kUInt32) CVM_ARITH(kUInt64)
     CVM_ARITH(kFloat16) CVM_ARITH(kBFloat16) CVM_ARITH(kFloat32) CVM_ARITH(kFloat64)
+    // ---- elementwise and broadcast (cvm_elementwise.cc, elementwise.cc) ----
+    // ---- reduce (reduce.cc) ----
+    // ---- linear algebra (matmul.cc) ----
+    // ---- nn (nn.cc) ----
+    // ---- vision (vision.cc) ----
+    // ---- transform (transform.cc) ----
 };
 #undef CVM_ARITH
 

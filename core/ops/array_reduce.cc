@@ -1,0 +1,10 @@
+// Operator definitions of the array_reduce family (placeholder until the family is implemented).
+#include "op_def.h"
+
+namespace cvm {
+namespace ops {
+
+void add_array_reduce_ops(OpList&) {}
+
+}  // namespace ops
+}  // namespace cvm

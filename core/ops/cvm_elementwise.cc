@@ -1,0 +1,10 @@
+// Operator definitions of the cvm_elementwise family (placeholder until the family is implemented).
+#include "op_def.h"
+
+namespace cvm {
+namespace ops {
+
+void add_cvm_elementwise_ops(OpList&) {}
+
+}  // namespace ops
+}  // namespace cvm
