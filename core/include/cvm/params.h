@@ -35,8 +35,8 @@ class CVM_EXPORT ParamDict {
  public:
   ParamDict() = default;
 
-  // Adds or replaces a tensor (kept in first-insertion order). LogicError for an undefined
-  // array or a non-CPU one.
+  // Adds or replaces a tensor (kept in first-insertion order). LogicError for an empty name, an
+  // undefined array or a non-CPU one. Lookups are linear in the number of tensors.
   void set(const std::string& name, const NDArray& array);
   bool contains(const std::string& name) const;
   // LogicError naming the missing key.
@@ -57,7 +57,7 @@ class CVM_EXPORT ParamDict {
   // (a) Copies every payload into fresh arrays.
   static ParamDict load(const void* data, size_t size, const LoadOptions& options = {});
   // (b) Zero-copy over the caller's buffer: arrays point into it and hold `keepalive` until the
-  // last of them is gone. Tensors whose payload is not aligned to their element size (possible
+  // last of them is gone (a null keepalive means the caller keeps the buffer alive itself). Tensors whose payload is not aligned to their element size (possible
   // in the legacy format, or for a buffer that is not 64-byte aligned) are copied instead.
   static ParamDict load_borrowed(const void* data, size_t size,
                                  std::shared_ptr<const void> keepalive,
