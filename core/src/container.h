@@ -25,6 +25,9 @@ struct Buffer {
   size_t nbytes = 0;
   Device device;
   bool read_only = false;
+  // Set once the memory has been handed to a DLPack consumer: a lazy copy must never take it
+  // over (the consumer keeps reading and writing it), so copies of exported buffers are eager.
+  std::atomic<bool> exported{false};
   Allocator* allocator = nullptr;         // set when the buffer owns `data`
   std::shared_ptr<const void> keepalive;  // set for external memory
 

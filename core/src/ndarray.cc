@@ -158,15 +158,23 @@ NDArray NDArray::from_external(void* data, const Shape& shape, DataType dtype, D
   VERIFY(str.ndim() == shape.ndim()) << "strides " << str << " do not match shape " << shape;
   int64_t n = shape.numel();
   VERIFY(n == 0 || data != nullptr) << "null data for a non-empty external array";
-  // Span of memory the view touches, from its lowest to its highest element.
+  // Span of memory the view touches, from its lowest to its highest element (overflow-checked:
+  // the extents and strides come from callers).
   int64_t lo = 0, hi = 0;
   for (int i = 0; i < shape.ndim(); ++i) {
     if (shape[i] == 0) { lo = hi = 0; break; }
+    VERIFY(str[i] != INT64_MIN) << "external array: stride out of range";
     int64_t reach = checked_mul(shape[i] - 1, str[i] < 0 ? -str[i] : str[i], "external array span");
-    (str[i] < 0 ? lo : hi) += (str[i] < 0 ? -reach : reach);
+    int64_t& side = str[i] < 0 ? lo : hi;
+    VERIFY(!__builtin_add_overflow(side, str[i] < 0 ? -reach : reach, &side))
+        << "external array: span overflows int64";
   }
   int64_t esize = static_cast<int64_t>(dtype.bytes());
-  size_t span = n == 0 ? 0 : static_cast<size_t>((hi - lo + 1) * esize);
+  int64_t elements = 0;
+  VERIFY(!__builtin_sub_overflow(hi, lo, &elements) && elements < INT64_MAX)
+      << "external array: span overflows int64";
+  size_t span = n == 0 ? 0 : static_cast<size_t>(checked_mul(elements + 1, esize, "external array span"));
+  checked_mul(-lo, esize, "external array span");
   char* base = static_cast<char*>(data) + lo * esize;
   bool aligned = reinterpret_cast<uintptr_t>(base) % dtype.bytes() == 0;
   if (!aligned && device.is_cpu()) {
@@ -231,7 +239,8 @@ NDArray NDArray::contiguous() const {
 NDArray NDArray::copy() const {
   const Container& c = checked(c_);
   Buffer* b = c.storage->buffer.load(std::memory_order_acquire);
-  if (is_contiguous() && c.offset_bytes == 0 && nbytes() == b->nbytes) {
+  if (is_contiguous() && c.offset_bytes == 0 && nbytes() == b->nbytes &&
+      !b->exported.load(std::memory_order_acquire)) {
     b->retain();  // lazy: share the buffer through a second Storage
     return NDArray(new_container(b, 0, c.shape, c.strides, c.dtype));
   }

@@ -26,10 +26,12 @@ extern "C" {
 #define CVM_STATUS_LOGIC_ERROR 1
 #define CVM_STATUS_RUNTIME_ERROR 2
 
-/* A DLTensor* that is really a cvmrt Container*: only CVMArrayAlloc, CVMLoadParamsDict and
- * CVMArrayFromDLPack make them, and only CVMArrayFree destroys them. The DLTensor fields may be
- * read directly; `data` points at element [0, ...] (byte_offset is always 0) and `strides` is
- * NULL for compact row-major arrays. */
+/* A DLTensor* that is really a cvmrt Container*: CVMArrayAlloc, the CVMLoadParams* calls,
+ * CVMArrayFromDLPack(Ex) and CVMOpRun make them, and only CVMArrayFree destroys them. Passing
+ * any other DLTensor* where a CVMArrayHandle is expected is undefined, as in CVM. The DLTensor
+ * fields may be read directly; `data` points at element [0, ...] (byte_offset is always 0) and
+ * `strides` is NULL for compact row-major arrays. Handles from CVMLoadParamsFile point into a
+ * read-only file mapping: never write through `data` — CVMArrayCopyFromBytes copies first. */
 typedef DLTensor* CVMArrayHandle;
 typedef void* CVMStreamHandle; /* NULL = default stream */
 typedef struct {
@@ -48,7 +50,7 @@ CVM_DLL int CVMGetLibraryVersionNumber(void);
 
 /* ---- arrays ---- */
 
-/* New uninitialised compact array. `shape` holds `ndim` extents (>= 0; may be NULL when ndim
+/* New zero-filled compact array. `shape` holds `ndim` extents (>= 0; may be NULL when ndim
  * is 0); the dtype must be one cvmrt supports (int/uint 8..64, float 16/32/64, bfloat16, bool
  * as code 6 bits 8) with lanes 1. device_type 1 = CPU. */
 CVM_DLL int CVMArrayAlloc(const int64_t* shape, int ndim, int dtype_code, int dtype_bits,
@@ -102,6 +104,178 @@ CVM_DLL int CVMLoadParamsFile(const char* path, int verify, int* num, void*** na
 CVM_DLL int CVMSetBackend(const char* name);
 /* The preferred backend's name; static storage. */
 CVM_DLL const char* CVMGetBackend(void);
+
+/* ---- operators ---- */
+
+/* Runs operator `op_name` (one of CVMOpList's names) on `num_inputs` input handles and returns
+ * its outputs. The inputs are read, never modified, and must be CPU arrays; CVM operators
+ * (spec/cvm-ops.md section 5) take int32 arrays. `inputs` may be NULL when num_inputs is 0.
+ *
+ * `attrs_json` is NULL, "" or a JSON object of at most 1 MiB. Its values become CVM attribute
+ * text: a string is passed through unchanged ("(3, 3)", "True", "NEAREST_NEIGHBOR"), an integer
+ * (or an integral float such as 3.0) becomes its decimal text, true/false become "True"/"False",
+ * null becomes "None" and an array of integers becomes a tuple "(a, b)" ("(a,)", "()"). Other
+ * values (objects, nested arrays, non-integral floats, integers beyond int64) are a logic error
+ * naming the key; so is malformed JSON. If a key repeats, the last value wins.
+ *
+ * On success *outputs points to *num_outputs new handles; the caller owns each and frees it with
+ * CVMArrayFree. The array of handles itself is thread-local storage owned by the library, valid
+ * until the next CVMOpRun on the same thread. On failure *outputs is NULL and *num_outputs 0.
+ * Thread-safe: distinct threads may run operators concurrently, also on shared inputs. The
+ * kernels come from the backend selected by CVMSetBackend (a process-wide setting). */
+CVM_DLL int CVMOpRun(const char* op_name, const CVMArrayHandle* inputs, int num_inputs,
+                     const char* attrs_json, CVMArrayHandle** outputs, int* num_outputs);
+
+/* The names of every registered operator, in a fixed order. *names points to *count
+ * NUL-terminated strings in thread-local storage owned by the library, valid until the next
+ * CVMOpList on the same thread. Safe to call from any thread. */
+CVM_DLL int CVMOpList(const char*** names, int* count);
+
+/* Arity and kind of operator `name` (logic error when unknown). *num_inputs is -1 for operators
+ * taking any number >= 1 of inputs; *is_cvm is 1 for CVM model operators (int32, precision and
+ * cost rules), else 0. Any output pointer may be NULL to skip it. Safe to call from any thread. */
+CVM_DLL int CVMOpInfo(const char* name, int* num_inputs, int* num_outputs, int* is_cvm);
+
+/* Whether a compiled backend has a kernel named `op_kernel_name` (a kernel-table name such as
+ * "add" or "conv2d"; not always an operator name) for element type `dtype_name` ("int32",
+ * "float32", ...; a logic error when unknown) that is usable on this CPU. `backend` NULL or ""
+ * asks about every compiled backend; a backend that is not compiled in has no kernels.
+ * *available is set to 1 or 0. Kernels registered for "any" element type match every dtype.
+ * Safe to call from any thread. */
+CVM_DLL int CVMOpHasKernel(const char* op_kernel_name, const char* dtype_name, const char* backend,
+                           int* available);
+
+/* Shape, precision and cost inference of a CVM operator without running it (spec sections 5
+ * and 6). Input i has rank input_ndims[i] (0..32), extents input_shapes[i][0 .. input_ndims[i])
+ * in elements and precision input_precisions[i] in bits; the three arrays may be NULL when
+ * num_inputs is 0. `attrs_json` as for CVMOpRun. On success *num_outputs is set,
+ * (*output_shapes)[j] points to (*output_ndims)[j] extents of output j, (*output_precisions)[j]
+ * is its precision and *cost_base the op's cost base (ops = cost_base x size of output 0). All
+ * returned arrays are thread-local storage owned by the library, valid until the next
+ * CVMOpInfer on the same thread. Non-CVM operators are a logic error. Safe to call from any
+ * thread. */
+CVM_DLL int CVMOpInfer(const char* op_name, const int64_t* const* input_shapes,
+                       const int* input_ndims, const int* input_precisions, int num_inputs,
+                       const char* attrs_json, int* num_outputs,
+                       const int64_t* const** output_shapes, const int** output_ndims,
+                       const int** output_precisions, int64_t* cost_base);
+
+/* ---- models (CVMAPI, spec section 7) ---- */
+
+/* A loaded, verified model (spec sections 3, 4 and 6). The model itself is immutable: every call
+ * taking only a model handle is thread-safe, CVMAPIInference and CVMModelInferBytes included
+ * (each concurrent call runs its own session, taken from a small per-model pool). A `void* net`
+ * of the CVM calls below IS a CVMModelHandle: either kind of handle may be passed to either set
+ * of calls, and CVMAPIFreeModel and CVMModelFree are the same call. */
+typedef struct CVMModel* CVMModelHandle;
+/* One run's activation memory over a model: used from one thread at a time (distinct sessions
+ * may run concurrently). A session keeps its model alive: the model handle may be freed first. */
+typedef struct CVMSession* CVMSessionHandle;
+
+/* The backend a model runs with (the CVMAPILoadModel device_type). */
+#define CVM_MODEL_DEVICE_CPU 0       /* the process's preferred CPU backend (CVMSetBackend) */
+#define CVM_MODEL_DEVICE_CUDA 1      /* logic error: not available in this build */
+#define CVM_MODEL_DEVICE_REFERENCE 2 /* the scalar reference backend, whatever CVMSetBackend says */
+
+/* -- CVM-compatible calls (spec section 9; prototypes kept exactly) -- */
+
+/* Imports a CVM model: `graph_strlen` bytes of graph JSON (no NUL needed) and `param_strlen`
+ * bytes of params in the legacy CVM or the cvmrt format (`param_bytes` may be NULL when
+ * param_strlen is 0). Verifies it completely, plans memory and allocates one session, so a
+ * model that loads can run. device_type: 0 = best CPU backend, 1 = CUDA (a logic error, "CUDA
+ * backend not available in this build"), 2 = scalar reference. With 2 every run of this model
+ * uses the scalar kernels: while it runs, the process-wide backend is switched to "scalar"
+ * under a lock shared by all models (other threads' operators may then also run scalar kernels
+ * briefly: the same bits, only slower). device_id must be >= 0 (ignored on the CPU). On success
+ * *net is a CVMModelHandle to free with CVMAPIFreeModel; on failure *net is NULL. */
+CVM_DLL int CVMAPILoadModel(const char* graph_json, int graph_strlen, const char* param_bytes,
+                            int param_strlen, void** net, int device_type, int device_id);
+/* Frees a model (NULL is a no-op that succeeds); sessions made from it stay usable. */
+CVM_DLL int CVMAPIFreeModel(void* net);
+/* Runs the model on `input_len` bytes (must equal CVMAPIGetInputLength: int8, or little-endian
+ * int32, row-major) and writes exactly CVMAPIGetOutputLength bytes to `output_data` (spec
+ * section 7 layout: argmax, detection interleaving). As in CVM the output buffer's size is
+ * trusted, not checked: the caller must provide CVMAPIGetOutputLength bytes. Use
+ * CVMModelInferBytes to pass an explicit capacity. Thread-safe. */
+CVM_DLL int CVMAPIInference(void* net, char* input_data, int input_len, char* output_data);
+/* The graph's version ("cvm_1.0.0" or "cvm_1.1.0"): at most 32 characters and a NUL are
+ * written to `version`. */
+CVM_DLL int CVMAPIGetVersion(void* net, char* version);
+/* The postprocess string ("", "argmax", "detection", ...): at most 32 characters and a NUL
+ * are written to `method` (longer strings are truncated; CVMModelGetPostprocess gives all). */
+CVM_DLL int CVMAPIGetPreprocessMethod(void* net, char* method);
+/* Bytes of the input CVMAPIInference takes: elements x CVMAPIGetInputTypeSize. */
+CVM_DLL int CVMAPIGetInputLength(void* net, unsigned long long* size);
+/* Bytes CVMAPIInference writes. */
+CVM_DLL int CVMAPIGetOutputLength(void* net, unsigned long long* size);
+/* 1 when the input precision is <= 8 (int8 bytes), else 4 (int32). */
+CVM_DLL int CVMAPIGetInputTypeSize(void* net, unsigned long long* size);
+/* 1 when every output precision is <= 8, else 4; always 4 for argmax and detection. */
+CVM_DLL int CVMAPIGetOutputTypeSize(void* net, unsigned long long* size);
+/* The storage CVM reports: per storage_id of the graph JSON, its largest entry in bytes. For a
+ * model loaded from a cvmrt model file without storage ids: CVMModelGetMemory's planned bytes. */
+CVM_DLL int CVMAPIGetStorageSize(void* net, unsigned long long* size);
+/* The model's total cost, ops + mem (spec section 6: the dense example gives 131). The chain
+ * divides it by its own gas factor (20000); that is not done here. */
+CVM_DLL int CVMAPIGetGasFromModel(void* net, unsigned long long* gas);
+/* The total cost of a NUL-terminated CVM graph JSON alone: verified as by CVMAPILoadModel, but
+ * without params and without allocating the model's memory. */
+CVM_DLL int CVMAPIGetGasFromGraphFile(const char* graph_json, unsigned long long* gas);
+
+/* -- modern calls -- */
+
+/* Loads a cvmrt model file (docs/model-format.md); params stored by reference are looked up
+ * next to it. *out is NULL on failure. */
+CVM_DLL int CVMModelLoadFile(const char* path, CVMModelHandle* out);
+/* The same from `size` bytes in memory (not retained); by-reference params are looked up in
+ * the current directory. */
+CVM_DLL int CVMModelLoadBytes(const void* data, size_t size, CVMModelHandle* out);
+/* Imports a CVM model (graph JSON of `graph_len` bytes + params of `params_len` bytes, legacy
+ * or cvmrt format; `params` may be NULL when params_len is 0) with the 64-bit sizes that
+ * CVMAPILoadModel lacks. Runs with the preferred CPU backend. */
+CVM_DLL int CVMModelLoadCVM(const char* graph_json, size_t graph_len, const void* params,
+                            size_t params_len, CVMModelHandle* out);
+/* Frees a model (NULL is a no-op that succeeds). Same as CVMAPIFreeModel. */
+CVM_DLL int CVMModelFree(CVMModelHandle model);
+/* The cost of spec section 6: total = ops + mem. Any output pointer may be NULL. */
+CVM_DLL int CVMModelGetCost(CVMModelHandle model, uint64_t* ops, uint64_t* mem, uint64_t* total);
+/* Memory in bytes: `planned` = params + one session's activations after liveness-based reuse,
+ * `unplanned` = every entry's int32 size without reuse. Any output pointer may be NULL. */
+CVM_DLL int CVMModelGetMemory(CVMModelHandle model, uint64_t* planned, uint64_t* unplanned);
+/* The section 7 byte lengths (those of CVMAPIGetInputLength / CVMAPIGetOutputLength). Any
+ * output pointer may be NULL. */
+CVM_DLL int CVMModelGetByteLengths(CVMModelHandle model, size_t* input_len, size_t* output_len);
+/* The postprocess string, NUL-terminated, owned by the model (valid while the handle lives). */
+CVM_DLL int CVMModelGetPostprocess(CVMModelHandle model, const char** postprocess);
+CVM_DLL int CVMModelNumInputs(CVMModelHandle model, int* num);   /* always 1: "data" */
+CVM_DLL int CVMModelNumOutputs(CVMModelHandle model, int* num);  /* the graph heads */
+/* Input or output `index`: its name, rank, extents (*ndim int64 values) and precision (bits,
+ * 1..32). The strings and extents are owned by the model and valid while the model handle
+ * lives. Logic error for an index out of range. Any output pointer may be NULL. */
+CVM_DLL int CVMModelGetInputInfo(CVMModelHandle model, int index, const char** name, int* ndim,
+                                 const int64_t** shape, int* precision);
+CVM_DLL int CVMModelGetOutputInfo(CVMModelHandle model, int index, const char** name, int* ndim,
+                                  const int64_t** shape, int* precision);
+/* Runs the model on `in_len` bytes (the CVMAPIInference input layout) and writes the section 7
+ * output to `out`. `out_capacity` is the size of `out` in bytes: when it is below the output
+ * length the call fails with a logic error and writes nothing to `out`. *written (may be NULL)
+ * receives the bytes written, 0 on failure. Thread-safe. */
+CVM_DLL int CVMModelInferBytes(CVMModelHandle model, const void* in, size_t in_len, void* out,
+                               size_t out_capacity, size_t* written);
+
+/* A new session (zero-filled activation memory) over `model`. Free with CVMSessionFree. */
+CVM_DLL int CVMSessionCreate(CVMModelHandle model, CVMSessionHandle* out);
+/* Frees a session (NULL is a no-op that succeeds). */
+CVM_DLL int CVMSessionFree(CVMSessionHandle session);
+/* Sets input `name` ("data") from an int8 or int32 CPU array of exactly the input's shape (any
+ * strides): int8 is sign-extended and values are clipped to the input's precision. The array is
+ * copied; the caller keeps its handle. */
+CVM_DLL int CVMSessionSetInput(CVMSessionHandle session, const char* name, CVMArrayHandle value);
+/* Runs every operator (logic error when no input was set). */
+CVM_DLL int CVMSessionRun(CVMSessionHandle session);
+/* *out = a new int32 array holding output `index` of the last run; the caller frees it with
+ * CVMArrayFree. Logic error before a successful run or for an index out of range. */
+CVM_DLL int CVMSessionGetOutput(CVMSessionHandle session, int index, CVMArrayHandle* out);
 
 #ifdef __cplusplus
 } /* extern "C" */
