@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -16,6 +17,24 @@
 
 namespace cvm {
 namespace kernel {
+
+// The one NaN every float kernel writes whenever an arithmetic result is NaN, in place of
+// whatever NaN the hardware produced (its sign and payload depend on operand order and on the
+// platform: x86 and wasm differ): sign clear, only the top mantissa bit set. F is float or
+// double; 16-bit formats get the same pattern from float16.h.
+template <typename F>
+F canonical_nan() {
+  static_assert(sizeof(F) == 4 || sizeof(F) == 8, "float or double");
+  F f;
+  if constexpr (sizeof(F) == 4) {
+    const uint32_t bits = 0x7FC00000u;
+    std::memcpy(&f, &bits, sizeof(f));
+  } else {
+    const uint64_t bits = 0x7FF8000000000000ull;
+    std::memcpy(&f, &bits, sizeof(f));
+  }
+  return f;
+}
 
 template <typename T>
 constexpr bool is_small_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;

@@ -28,7 +28,8 @@ inline uint16_t round_double_to_small_float(double x, int mant_bits, int exp_bit
   const uint16_t sign = static_cast<uint16_t>((b >> 63) << 15);
   const int bias = (1 << (exp_bits - 1)) - 1;
   const uint16_t exp_all_ones = static_cast<uint16_t>(((1 << exp_bits) - 1) << mant_bits);
-  if (std::isnan(x)) return static_cast<uint16_t>(sign | exp_all_ones | (1u << (mant_bits - 1)));
+  // Every NaN becomes the one canonical NaN (sign clear, top mantissa bit): deterministic bits.
+  if (std::isnan(x)) return static_cast<uint16_t>(exp_all_ones | (1u << (mant_bits - 1)));
   double a = std::fabs(x);
   if (std::isinf(a)) return static_cast<uint16_t>(sign | exp_all_ones);
   if (a == 0.0) return sign;

@@ -11,3 +11,6 @@ find_library(XXHASH_LIBRARY xxhash REQUIRED)
 add_library(cvm_xxhash INTERFACE)
 target_include_directories(cvm_xxhash SYSTEM INTERFACE "${XXHASH_INCLUDE_DIR}")
 target_link_libraries(cvm_xxhash INTERFACE "${XXHASH_LIBRARY}")
+
+# JSON for the C ABI's operator attributes (CVMOpRun) and the conformance-vector tools.
+find_package(nlohmann_json 3 REQUIRED)

@@ -1,8 +1,11 @@
-// Broadcasting elementwise arithmetic (add, sub, mul): shapes, dtype checks, kernel dispatch.
+// ElementwiseOp (shapes, dtypes, precisions, dispatch), broadcast_shapes, and the public
+// elementwise functions of array_ops.h, which run the registered operators.
 #include <algorithm>
 
+#include "attrs.h"
 #include "cvm/array_ops.h"
 #include "cvm/check.h"
+#include "elementwise_ops.h"
 #include "kernel_views.h"
 #include "registry_internal.h"
 
@@ -24,29 +27,94 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
   return out;
 }
 
+namespace ops {
+
+int precision_p0(const std::vector<int>& p) { return p[0]; }
+int precision_max(const std::vector<int>& p) { return std::max(p[0], p[1]); }
+int precision_max_plus_one(const std::vector<int>& p) { return std::max(p[0], p[1]) + 1; }
+int precision_sum(const std::vector<int>& p) { return p[0] + p[1]; }
+
+std::unique_ptr<OpAttrs> ElementwiseOp::parse(const AttrMap& attrs) const {
+  AttrReader(name(), attrs).finish();
+  return std::make_unique<NoAttrs>();
+}
+
+std::vector<Shape> ElementwiseOp::infer_shapes(const OpAttrs&,
+                                               const std::vector<Shape>& inputs) const {
+  if (inputs.size() == 1) return {inputs[0]};
+  const Shape &a = inputs[0], &b = inputs[1];
+  if (spec_.shapes == ShapeRule::kSame) {
+    VERIFY(a == b) << op_prefix(*this) << "input shapes must be equal, found " << a << " and " << b;
+    return {a};
+  }
+  try {
+    return {broadcast_shapes(a, b)};
+  } catch (const LogicError& e) {
+    CVM_LOGIC_ERROR() << op_prefix(*this) << e.what();
+  }
+}
+
+std::vector<DataType> ElementwiseOp::infer_dtypes(const OpAttrs& attrs,
+                                                  const std::vector<DataType>& inputs) const {
+  if (spec_.dtypes == DtypeRule::kInt32) return OpDef::infer_dtypes(attrs, inputs);
+  const DataType t = inputs[0];
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    VERIFY(inputs[i] == t) << op_prefix(*this) << "dtypes differ (" << t << " vs " << inputs[i]
+                           << ")";
+  }
+  if (spec_.dtypes == DtypeRule::kAnyToBool) return {DataType::Bool()};
+  if (spec_.dtypes == DtypeRule::kSignedOrFloat) {
+    VERIFY(t.is_int() || t.is_float())
+        << op_prefix(*this) << "input 0 must be a signed integer or float, found " << t;
+  } else {
+    VERIFY(!t.is_bool()) << op_prefix(*this) << "input dtype is " << t
+                         << "; bool arrays are not numeric";
+  }
+  return {t};
+}
+
+std::vector<int> ElementwiseOp::infer_precisions(const OpAttrs& attrs,
+                                                 const std::vector<Shape>& shapes,
+                                                 const std::vector<int>& precisions) const {
+  if (spec_.precision == nullptr) return OpDef::infer_precisions(attrs, shapes, precisions);
+  return {spec_.precision(precisions)};
+}
+
+void ElementwiseOp::compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
+                            const std::vector<NDArray>& outputs) const {
+  NDArray out = outputs[0];
+  std::vector<Operand> operands = {{&out, out.mutable_data()}};  // first: out may alias input 0
+  std::vector<NDArray> broadcast;
+  broadcast.reserve(inputs.size());
+  for (const NDArray& in : inputs) broadcast.push_back(in.broadcast_to(out.shape()));
+  for (const NDArray& in : broadcast) operands.push_back({&in, const_cast<void*>(in.data())});
+  kernel::KernelFn fn = find_kernel(spec_.kernel, elem_type_of(inputs[0].dtype()), out.device());
+  run_kernel(fn, elementwise_views(operands), 1, kernel_params(attrs));
+}
+
+}  // namespace ops
+
 namespace {
 
-NDArray binary(const char* op, const NDArray& a, const NDArray& b) {
-  VERIFY(a.defined() && b.defined()) << op << ": undefined input array";
-  VERIFY(a.dtype() == b.dtype()) << op << ": dtypes differ (" << a.dtype() << " vs " << b.dtype()
-                                 << ")";
-  VERIFY(!a.dtype().is_bool()) << op << ": bool arrays are not numeric";
-  VERIFY(a.device() == b.device()) << op << ": inputs on different devices (" << a.device().name()
-                                   << " vs " << b.device().name() << ")";
-  Shape shape = broadcast_shapes(a.shape(), b.shape());
-  NDArray out = NDArray::empty(shape, a.dtype(), a.device());
-  NDArray ba = a.broadcast_to(shape), bb = b.broadcast_to(shape);
-  auto views = ops::elementwise_views({{&out, out.mutable_data()},
-                                       {&ba, const_cast<void*>(ba.data())},
-                                       {&bb, const_cast<void*>(bb.data())}});
-  ops::run_kernel(find_kernel(op, elem_type_of(a.dtype()), a.device()), views, 1, nullptr);
-  return out;
+NDArray run1(const char* op, const std::vector<NDArray>& inputs) {
+  return run_op(op, inputs).front();
 }
 
 }  // namespace
 
-NDArray add(const NDArray& a, const NDArray& b) { return binary("add", a, b); }
-NDArray sub(const NDArray& a, const NDArray& b) { return binary("sub", a, b); }
-NDArray mul(const NDArray& a, const NDArray& b) { return binary("mul", a, b); }
+NDArray add(const NDArray& a, const NDArray& b) { return run1("add", {a, b}); }
+NDArray sub(const NDArray& a, const NDArray& b) { return run1("sub", {a, b}); }
+NDArray mul(const NDArray& a, const NDArray& b) { return run1("mul", {a, b}); }
+NDArray div(const NDArray& a, const NDArray& b) { return run1("div", {a, b}); }
+NDArray maximum(const NDArray& a, const NDArray& b) { return run1("maximum", {a, b}); }
+NDArray minimum(const NDArray& a, const NDArray& b) { return run1("minimum", {a, b}); }
+NDArray negative(const NDArray& x) { return run1("negative", {x}); }
+NDArray abs(const NDArray& x) { return run1("abs", {x}); }
+NDArray equal(const NDArray& a, const NDArray& b) { return run1("equal", {a, b}); }
+NDArray not_equal(const NDArray& a, const NDArray& b) { return run1("not_equal", {a, b}); }
+NDArray less(const NDArray& a, const NDArray& b) { return run1("less", {a, b}); }
+NDArray less_equal(const NDArray& a, const NDArray& b) { return run1("less_equal", {a, b}); }
+NDArray greater(const NDArray& a, const NDArray& b) { return run1("greater", {a, b}); }
+NDArray greater_equal(const NDArray& a, const NDArray& b) { return run1("greater_equal", {a, b}); }
 
 }  // namespace cvm

@@ -44,6 +44,29 @@ std::vector<kernel::TensorView> elementwise_views(const std::vector<Operand>& op
   return views;
 }
 
+kernel::TensorView plain_view(const NDArray& array, void* data) {
+  VERIFY(array.ndim() <= kernel::kMaxKernelDims)
+      << "shape " << array.shape() << " has " << array.ndim()
+      << " dimensions; kernels support at most " << kernel::kMaxKernelDims;
+  kernel::TensorView v{};
+  v.data = data;
+  v.type = elem_type_of(array.dtype());
+  v.ndim = array.ndim();
+  for (int d = 0; d < array.ndim(); ++d) {
+    v.shape[d] = array.shape()[d];
+    v.strides[d] = array.strides()[d];
+  }
+  return v;
+}
+
+std::vector<kernel::TensorView> plain_views(const std::vector<NDArray>& outputs,
+                                            const std::vector<NDArray>& inputs) {
+  std::vector<kernel::TensorView> views;
+  for (NDArray out : outputs) views.push_back(plain_view(out, out.mutable_data()));
+  for (const NDArray& in : inputs) views.push_back(plain_view(in, const_cast<void*>(in.data())));
+  return views;
+}
+
 void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& views,
                 int num_outputs, const void* params) {
   kernel::KernelCall call;

@@ -21,6 +21,16 @@ struct Operand {
 // when more than kMaxKernelDims dimensions remain.
 std::vector<kernel::TensorView> elementwise_views(const std::vector<Operand>& operands);
 
+// The kernel view of `array` exactly as it is (no dimension dropped or merged), over `data`:
+// the array's data(), or for an output its mutable_data() taken by the caller first. For ops
+// whose kernels index dimensions themselves (conv2d, pooling, ...). LogicError when the array
+// has more than kMaxKernelDims dimensions.
+kernel::TensorView plain_view(const NDArray& array, void* data);
+// plain_view() of every output (over its mutable_data(), taken before any input's data(), as
+// in-place ops need) followed by every input: the view order run_kernel() expects.
+std::vector<kernel::TensorView> plain_views(const std::vector<NDArray>& outputs,
+                                            const std::vector<NDArray>& inputs);
+
 // Runs `fn` over views [0, num_outputs) as outputs and the rest as inputs.
 void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& views,
                 int num_outputs, const void* params);

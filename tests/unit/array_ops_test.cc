@@ -110,7 +110,7 @@ TEST_CASE("integer arithmetic wraps (two's complement)", "[ops]") {
 TEST_CASE("binary ops reject mismatched inputs", "[ops]") {
   NDArray a = NDArray::zeros({2, 3}, DataType::Int(32));
   REQUIRE_THROWS_WITH(add(a, NDArray::zeros({2, 3}, DataType::Int(8))),
-                      Contains("add: dtypes differ (int32 vs int8)"));
+                      Contains("op \"add\": dtypes differ (int32 vs int8)"));
   REQUIRE_THROWS_WITH(mul(a, NDArray::zeros({4}, DataType::Int(32))),
                       Contains("shapes (2, 3) and (4) cannot be broadcast"));
   REQUIRE_THROWS_WITH(sub(NDArray::zeros({2}, DataType::Bool()), NDArray::zeros({2}, DataType::Bool())),

@@ -1,0 +1,34 @@
+// POD kernel parameters of the CVM nn family (conv2d, max_pool2d, upsampling; dense has none).
+#pragma once
+
+#include <cstdint>
+
+namespace cvm {
+namespace kernel {
+
+// "conv2d" (int32): inputs x (N, C, H, W), w (OC, C/groups, KH, KW) and, when there are three
+// inputs, bias (OC); output (N, OC, OH, OW), whose extents the op layer computed. Symmetric
+// zero padding; every value is >= 1 except the paddings (>= 0).
+struct Conv2dParams {
+  int64_t stride_h, stride_w;
+  int64_t pad_h, pad_w;
+  int64_t dilation_h, dilation_w;
+  int64_t groups;
+};
+
+// "max_pool2d" (int32): input (N, C, H, W), output (N, C, OH, OW). Window (oh, ow) covers rows
+// [oh * stride_h - pad_h, + pool_h) and columns likewise; cells outside the input are INT32_MIN.
+struct MaxPool2dParams {
+  int64_t pool_h, pool_w;
+  int64_t stride_h, stride_w;
+  int64_t pad_h, pad_w;
+};
+
+// "upsampling" (int32, nearest neighbour): input (N, C, H, W), output (N, C, H * scale,
+// W * scale); Y[n, c, h, w] = X[n, c, h / scale, w / scale].
+struct UpsamplingParams {
+  int64_t scale;
+};
+
+}  // namespace kernel
+}  // namespace cvm

@@ -1,0 +1,292 @@
+// C ABI: the generic operator entry points (run, list, describe, infer) and kernel queries.
+//
+// Attributes arrive as a JSON object and are turned into CVM attribute text here, so one call
+// serves every operator and bindings (JS, Python, Go) need no per-op code.
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "attrs_json.h"
+#include "c_api_common.h"
+#include "cvm/c_api.h"
+#include "cvm/check.h"
+#include "cvm/dtype.h"
+#include "cvm/ndarray.h"
+#include "cvm/op.h"
+#include "cvm/registry.h"
+#include "op_def.h"
+
+using cvm::NDArray;
+using cvm::capi::guard;
+using cvm::capi::require_not_null;
+using json = nlohmann::json;
+
+namespace cvm {
+namespace capi {
+namespace {
+
+// Most inputs one call accepts: far above any operator's need, and it keeps a corrupted count
+// from turning into a huge allocation.
+constexpr int kMaxOpInputs = 1 << 16;
+
+// Runs the parser once more through SAX to learn why `text` is not JSON: parsing without
+// exceptions only says "discarded". Called on the failure path only.
+class ErrorCatcher : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
+    reason = ex.what();
+    // Drop the "[json.exception.parse_error.101] " tag: the rest is the useful part.
+    size_t close = reason.find("] ");
+    if (reason.rfind("[json.", 0) == 0 && close != std::string::npos) reason.erase(0, close + 2);
+    return false;
+  }
+  std::string reason = "malformed JSON";
+};
+
+std::string parse_failure_reason(const std::string& text) {
+  ErrorCatcher catcher;
+  json::sax_parse(text, &catcher);
+  return catcher.reason;
+}
+
+// The decimal text of an integer-valued JSON number; false when it is not one (or beyond int64).
+bool integer_text(const json& v, std::string* out) {
+  if (v.is_number_unsigned()) {
+    uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(INT64_MAX)) return false;
+    *out = std::to_string(u);
+    return true;
+  }
+  if (v.is_number_integer()) {
+    *out = std::to_string(v.get<int64_t>());
+    return true;
+  }
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    // [-2^63, 2^63) holds exactly the doubles that convert to int64 without overflow.
+    if (!std::isfinite(d) || d != std::trunc(d) || d < -9223372036854775808.0 ||
+        d >= 9223372036854775808.0) {
+      return false;
+    }
+    *out = std::to_string(static_cast<int64_t>(d));
+    return true;
+  }
+  return false;
+}
+
+// A short description of a JSON value for messages. Containers are named, never dumped: dump()
+// recurses, and a deeply nested value would overflow the stack.
+std::string brief(const json& v) {
+  return v.is_structured() ? std::string("an ") + v.type_name() : v.dump().substr(0, 64);
+}
+
+std::string attr_text(const json& v, const std::string& key, const char* fn) {
+  std::string text;
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  if (v.is_null()) return "None";
+  if (v.is_number()) {
+    VERIFY(integer_text(v, &text)) << fn << ": attribute \"" << key
+                                   << "\": expected an integer (within int64), found " << brief(v);
+    return text;
+  }
+  if (v.is_array()) {
+    std::string tuple = "(";
+    for (size_t i = 0; i < v.size(); ++i) {
+      VERIFY(v[i].is_number() && integer_text(v[i], &text))
+          << fn << ": attribute \"" << key << "\": expected an array of integers, found item " << i
+          << " = " << brief(v[i]);
+      tuple += (i ? ", " : "") + text;
+    }
+    return tuple + (v.size() == 1 ? ",)" : ")");
+  }
+  CVM_LOGIC_ERROR() << fn << ": attribute \"" << key
+                    << "\": expected a string, integer, boolean, null or array of integers, found "
+                    << v.type_name();
+}
+
+}  // namespace
+
+AttrMap attrs_from_json(const char* text, const char* fn) {
+  AttrMap attrs;
+  if (text == nullptr || text[0] == '\0') return attrs;
+  size_t len = strnlen(text, kMaxAttrsJsonBytes + 1);
+  VERIFY(len <= kMaxAttrsJsonBytes)
+      << fn << ": attrs_json is longer than " << kMaxAttrsJsonBytes << " bytes";
+  std::string s(text, len);
+  json doc = json::parse(s, nullptr, /*allow_exceptions=*/false);
+  VERIFY(!doc.is_discarded()) << fn
+                              << ": attrs_json is not valid JSON: " << parse_failure_reason(s);
+  VERIFY(doc.is_object()) << fn << ": attrs_json must be a JSON object, found " << doc.type_name();
+  for (const auto& item : doc.items()) attrs[item.key()] = attr_text(item.value(), item.key(), fn);
+  return attrs;
+}
+
+}  // namespace capi
+}  // namespace cvm
+
+extern "C" {
+
+int CVMOpRun(const char* op_name, const CVMArrayHandle* inputs, int num_inputs,
+             const char* attrs_json, CVMArrayHandle** outputs, int* num_outputs) {
+  return guard([&] {
+    constexpr const char* fn = "CVMOpRun";
+    require_not_null(outputs, fn, "outputs");
+    require_not_null(num_outputs, fn, "num_outputs");
+    *outputs = nullptr;
+    *num_outputs = 0;
+    require_not_null(op_name, fn, "op_name");
+    VERIFY(num_inputs >= 0 && num_inputs <= cvm::capi::kMaxOpInputs)
+        << fn << ": num_inputs must be in 0.." << cvm::capi::kMaxOpInputs << ", got " << num_inputs;
+    VERIFY(num_inputs == 0 || inputs != nullptr)
+        << fn << ": argument 'inputs' is NULL with num_inputs " << num_inputs;
+    cvm::AttrMap attrs = cvm::capi::attrs_from_json(attrs_json, fn);
+    std::vector<NDArray> in;
+    in.reserve(static_cast<size_t>(num_inputs));
+    for (int i = 0; i < num_inputs; ++i) {
+      VERIFY(inputs[i] != nullptr) << fn << ": input " << i << " is NULL";
+      in.push_back(cvm::capi::borrow(inputs[i], fn, "inputs"));
+    }
+    std::vector<NDArray> out = cvm::run_op(op_name, in, attrs);
+
+    thread_local std::vector<CVMArrayHandle> handles;
+    handles.clear();
+    handles.reserve(out.size());  // may throw; nothing is handed out before it succeeds
+    for (NDArray& a : out) handles.push_back(cvm::capi::to_handle(std::move(a)));
+    *outputs = handles.data();
+    *num_outputs = static_cast<int>(handles.size());
+  });
+}
+
+int CVMOpList(const char*** names, int* count) {
+  return guard([&] {
+    constexpr const char* fn = "CVMOpList";
+    require_not_null(names, fn, "names");
+    require_not_null(count, fn, "count");
+    *names = nullptr;
+    *count = 0;
+    thread_local std::vector<std::string> storage;
+    thread_local std::vector<const char*> pointers;
+    std::vector<std::string> fresh;
+    for (const cvm::OpInfo& info : cvm::list_ops()) fresh.push_back(info.name);
+    std::vector<const char*> ptrs;
+    storage.swap(fresh);
+    for (const std::string& n : storage) ptrs.push_back(n.c_str());
+    pointers.swap(ptrs);
+    *names = pointers.data();
+    *count = static_cast<int>(pointers.size());
+  });
+}
+
+int CVMOpInfo(const char* name, int* num_inputs, int* num_outputs, int* is_cvm) {
+  return guard([&] {
+    require_not_null(name, "CVMOpInfo", "name");
+    const cvm::ops::OpDef* op = cvm::ops::find_op(name);
+    VERIFY(op != nullptr) << "CVMOpInfo: unknown operator \"" << name << "\"";
+    if (num_inputs != nullptr) *num_inputs = op->num_inputs();
+    if (num_outputs != nullptr) *num_outputs = op->num_outputs();
+    if (is_cvm != nullptr) *is_cvm = op->is_cvm() ? 1 : 0;
+  });
+}
+
+int CVMOpHasKernel(const char* op_kernel_name, const char* dtype_name, const char* backend,
+                   int* available) {
+  return guard([&] {
+    constexpr const char* fn = "CVMOpHasKernel";
+    require_not_null(available, fn, "available");
+    *available = 0;
+    require_not_null(op_kernel_name, fn, "op_kernel_name");
+    require_not_null(dtype_name, fn, "dtype_name");
+    const std::string dtype = cvm::DataType::parse(dtype_name).name();
+    const bool any_backend = backend == nullptr || backend[0] == '\0';
+    for (const cvm::KernelInfo& k : cvm::list_kernels()) {
+      if (k.usable && k.op == op_kernel_name && (k.dtype == dtype || k.dtype == "any") &&
+          (any_backend || k.backend == backend)) {
+        *available = 1;
+        return;
+      }
+    }
+  });
+}
+
+int CVMOpInfer(const char* op_name, const int64_t* const* input_shapes, const int* input_ndims,
+               const int* input_precisions, int num_inputs, const char* attrs_json,
+               int* num_outputs, const int64_t* const** output_shapes, const int** output_ndims,
+               const int** output_precisions, int64_t* cost_base) {
+  return guard([&] {
+    constexpr const char* fn = "CVMOpInfer";
+    require_not_null(num_outputs, fn, "num_outputs");
+    require_not_null(output_shapes, fn, "output_shapes");
+    require_not_null(output_ndims, fn, "output_ndims");
+    require_not_null(output_precisions, fn, "output_precisions");
+    require_not_null(cost_base, fn, "cost_base");
+    *num_outputs = 0;
+    *output_shapes = nullptr;
+    *output_ndims = nullptr;
+    *output_precisions = nullptr;
+    *cost_base = 0;
+    require_not_null(op_name, fn, "op_name");
+    VERIFY(num_inputs >= 0 && num_inputs <= cvm::capi::kMaxOpInputs)
+        << fn << ": num_inputs must be in 0.." << cvm::capi::kMaxOpInputs << ", got " << num_inputs;
+    if (num_inputs > 0) {
+      require_not_null(input_shapes, fn, "input_shapes");
+      require_not_null(input_ndims, fn, "input_ndims");
+      require_not_null(input_precisions, fn, "input_precisions");
+    }
+    const cvm::ops::OpDef* op = cvm::ops::find_op(op_name);
+    VERIFY(op != nullptr) << fn << ": unknown operator \"" << op_name << "\"";
+    VERIFY(op->is_cvm()) << fn << ": operator \"" << op_name
+                         << "\" is not a CVM operator (no precision or cost rules)";
+    cvm::AttrMap attrs = cvm::capi::attrs_from_json(attrs_json, fn);
+    std::vector<std::vector<int64_t>> shapes(static_cast<size_t>(num_inputs));
+    std::vector<int> precisions(static_cast<size_t>(num_inputs));
+    for (int i = 0; i < num_inputs; ++i) {
+      VERIFY(input_ndims[i] >= 0 && input_ndims[i] <= cvm::capi::kMaxDims)
+          << fn << ": input " << i << ": ndim must be in 0.." << cvm::capi::kMaxDims << ", got "
+          << input_ndims[i];
+      VERIFY(input_ndims[i] == 0 || input_shapes[i] != nullptr)
+          << fn << ": input " << i << ": shape is NULL with ndim " << input_ndims[i];
+      shapes[i].assign(input_shapes[i], input_shapes[i] + input_ndims[i]);
+      precisions[i] = input_precisions[i];
+    }
+    cvm::OpInference r = cvm::infer_op(op_name, shapes, precisions, attrs);
+
+    thread_local std::vector<std::vector<int64_t>> out_shapes;
+    thread_local std::vector<const int64_t*> shape_ptrs;
+    thread_local std::vector<int> ndims;
+    thread_local std::vector<int> out_precisions;
+    out_shapes = std::move(r.output_shapes);
+    out_precisions = std::move(r.output_precisions);
+    shape_ptrs.clear();
+    ndims.clear();
+    for (const auto& s : out_shapes) {
+      shape_ptrs.push_back(s.data());
+      ndims.push_back(static_cast<int>(s.size()));
+    }
+    CHECK(out_precisions.size() == out_shapes.size())
+        << fn << ": operator \"" << op_name << "\" inferred " << out_shapes.size() << " shapes but "
+        << out_precisions.size() << " precisions";
+    *num_outputs = static_cast<int>(out_shapes.size());
+    *output_shapes = shape_ptrs.data();
+    *output_ndims = ndims.data();
+    *output_precisions = out_precisions.data();
+    *cost_base = r.cost_base;
+  });
+}
+
+}  // extern "C"
