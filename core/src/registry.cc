@@ -51,7 +51,14 @@ class Registry {
     preferred_.store(i, std::memory_order_release);
   }
 
+  // -1: no per-thread override (ScopedThreadBackend).
+  static int& thread_override() {
+    static thread_local int index = -1;
+    return index;
+  }
+
   int preferred() {
+    if (thread_override() >= 0) return thread_override();
     int p = preferred_.load(std::memory_order_acquire);
     if (p >= 0) return p;
     std::call_once(env_once_, [this] {
@@ -94,6 +101,9 @@ class Registry {
 #ifdef CVMRT_HAVE_BACKEND_SIMD
     backends_.push_back(&kernel::kSimdBackend);
 #endif
+#ifdef CVMRT_HAVE_BACKEND_WASM
+    backends_.push_back(&kernel::kWasmBackend);
+#endif
     backends_.push_back(&kernel::kScalarBackend);
     by_op_.resize(backends_.size());
     for (size_t i = 0; i < backends_.size(); ++i) {
@@ -132,6 +142,8 @@ kernel::KernelFn find_kernel(const char* op, ElemType t, Device device) {
                     << " on " << device.name();
 }
 
+const std::vector<const BackendTable*>& backend_tables() { return Registry::get().backends(); }
+
 std::vector<std::string> compiled_backends() {
   std::vector<std::string> names;
   for (const BackendTable* b : Registry::get().backends()) names.push_back(b->name);
@@ -144,6 +156,16 @@ std::string current_backend() {
   Registry& r = Registry::get();
   return r.backends()[r.preferred()]->name;
 }
+
+ScopedThreadBackend::ScopedThreadBackend(const std::string& name)
+    : previous_(Registry::thread_override()) {
+  Registry& r = Registry::get();
+  int i = r.index_of(name);
+  VERIFY(i >= 0) << "unknown backend \"" << name << "\" (compiled: " << r.compiled_list() << ")";
+  Registry::thread_override() = i;
+}
+
+ScopedThreadBackend::~ScopedThreadBackend() { Registry::thread_override() = previous_; }
 
 std::vector<KernelInfo> list_kernels() {
   std::vector<KernelInfo> out;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "cvm/array_ops.h"
 #include "cvm/error.h"
@@ -65,6 +66,10 @@ TEST_CASE("every usable SIMD kernel equals the scalar reference", "[backend][par
   uint64_t seed = 100;
   for (size_t i = 0; i < simd.count; ++i) {
     const kernel::KernelEntry& e = simd.entries[i];
+    // This test drives parameter-free binary elementwise kernels; the other families have
+    // their own parity tests (simd_parity_test.cc, gemm_parity_test.cc).
+    const std::string op = e.op;
+    if (op != "add" && op != "sub" && op != "mul" && op != "maximum" && op != "minimum") continue;
     if ((have & e.required_features) != e.required_features) {
       WARN("skipping " << e.op << "/" << e.variant << ": CPU lacks it");
       continue;
@@ -111,4 +116,25 @@ TEST_CASE("backend selection: forced, auto, unknown", "[backend][registry]") {
   bool listed_add = false;
   for (const KernelInfo& k : list_kernels()) listed_add |= k.op == "add" && k.backend == "scalar";
   REQUIRE(listed_add);
+}
+
+TEST_CASE("a scoped thread backend applies to its own thread only", "[backend][registry][threads]") {
+  set_backend("auto");
+  const std::string best = current_backend();
+  {
+    ScopedThreadBackend scalar("scalar");
+    REQUIRE(current_backend() == "scalar");
+    REQUIRE(resolve_kernel("add", DataType::Int(32)) == "scalar/ref");
+    std::string other;
+    std::thread t([&] { other = current_backend(); });
+    t.join();
+    REQUIRE(other == best);
+    {
+      ScopedThreadBackend nested(best);
+      REQUIRE(current_backend() == best);
+    }
+    REQUIRE(current_backend() == "scalar");
+  }
+  REQUIRE(current_backend() == best);
+  REQUIRE_THROWS_WITH(ScopedThreadBackend("tpu"), Contains("unknown backend"));
 }

@@ -105,6 +105,15 @@ CVM_DLL int CVMSetBackend(const char* name);
 /* The preferred backend's name; static storage. */
 CVM_DLL const char* CVMGetBackend(void);
 
+/* ---- threads ---- */
+
+/* Sets how many threads one kernel may use, the caller's included: n in [1, 1024], or 0 for the
+ * default (CVMRT_THREADS read at first use, else the hardware concurrency). Results are
+ * bit-identical for every count. Process-wide; waits for a parallel region in flight. */
+CVM_DLL int CVMSetNumThreads(int n);
+/* Writes the thread count in force to *n. Logic error when CVMRT_THREADS is malformed. */
+CVM_DLL int CVMGetNumThreads(int* n);
+
 /* ---- operators ---- */
 
 /* Runs operator `op_name` (one of CVMOpList's names) on `num_inputs` input handles and returns
@@ -179,10 +188,10 @@ typedef struct CVMSession* CVMSessionHandle;
 
 /* -- CVM-compatible calls (spec section 9; prototypes kept exactly) -- */
 
-/* Imports a CVM model: `graph_strlen` bytes of graph JSON (no NUL needed) and `param_strlen`
- * bytes of params in the legacy CVM or the cvmrt format (`param_bytes` may be NULL when
- * param_strlen is 0). Verifies it completely, plans memory and allocates one session, so a
- * model that loads can run. device_type: 0 = best CPU backend, 1 = CUDA (a logic error, "CUDA
+/* Imports a CVM model: `graph_strlen` bytes of graph JSON (no NUL needed; trailing NULs are
+ * ignored) and `param_strlen` bytes of params in the legacy CVM or the cvmrt format
+ * (`param_bytes` may be NULL when param_strlen is 0). Verifies it completely, plans memory and
+ * allocates one session, so a model that loads can run. device_type: 0 = best CPU backend, 1 = CUDA (a logic error, "CUDA
  * backend not available in this build"), 2 = scalar reference. With 2 every run of this model
  * uses the scalar kernels: while it runs, the process-wide backend is switched to "scalar"
  * under a lock shared by all models (other threads' operators may then also run scalar kernels

@@ -24,8 +24,22 @@ CVM_EXPORT std::vector<std::string> compiled_backends();
 // environment variable CVMRT_BACKEND at first use. LogicError for an unknown name.
 // Process-wide; safe to call from any thread.
 CVM_EXPORT void set_backend(const std::string& name);
-// The backend preferred now ("scalar", "simd", ...).
+// The backend preferred now on this thread ("scalar", "simd", ...).
 CVM_EXPORT std::string current_backend();
+
+// Overrides the preferred backend for the current thread only, for its lifetime (e.g. a model
+// loaded for the scalar reference, run while other threads use the best backend). Nests;
+// LogicError for an unknown name. Not copyable; destroy on the thread that made it.
+class CVM_EXPORT ScopedThreadBackend {
+ public:
+  explicit ScopedThreadBackend(const std::string& name);
+  ~ScopedThreadBackend();
+  ScopedThreadBackend(const ScopedThreadBackend&) = delete;
+  ScopedThreadBackend& operator=(const ScopedThreadBackend&) = delete;
+
+ private:
+  int previous_;
+};
 // Every kernel of every compiled backend, in table order.
 CVM_EXPORT std::vector<KernelInfo> list_kernels();
 // The backend and variant that would run `op` for `dtype` now, e.g. "simd/avx2";

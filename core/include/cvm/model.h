@@ -1,0 +1,220 @@
+// Model and Session: load a verified quantized CVM model (graph JSON + params, or a cvmrt model
+// file), know its cost before running, and run it from any number of threads.
+//
+// A Model is immutable once loaded and is shared as std::shared_ptr<const Model>: every method
+// is const and safe to call from several threads at once. A Session owns the activation memory
+// of one run and is used from one thread at a time; N threads run N Sessions of one Model.
+// Every fault of the model, its params or the caller is a cvm::LogicError whose message names
+// the node and the rule that failed; cvm::RuntimeError is reserved for the environment (out of
+// memory, I/O) and broken invariants.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cvm/dtype.h"
+#include "cvm/error.h"
+#include "cvm/export.h"
+#include "cvm/ndarray.h"
+#include "cvm/op.h"
+#include "cvm/params.h"
+#include "cvm/shape.h"
+
+namespace cvm {
+
+// Load-time limits (spec/cvm-ops.md sections 3 and 4). The defaults are CVM's; a model beyond
+// any of them is rejected with a LogicError at load time (the graph limits before the params
+// are read, the planned-storage limit before any session allocates).
+struct ModelLimits {
+  int max_ndim = 6;                                // every entry has 1..max_ndim dimensions
+  int64_t max_dim = int64_t{1} << 24;              // every extent is in 1..max_dim
+  int64_t max_elements = int64_t{1} << 30;         // elements of one entry
+  uint64_t max_storage_bytes = uint64_t{1} << 32;  // planned bytes (params + activations), and
+                                                   // the pool the JSON's storage_id describe
+  int64_t max_cost_base = int64_t{1} << 30;        // cost base of one operator (section 6)
+  uint64_t max_ops = uint64_t{1} << 40;            // running "ops" sum
+  uint64_t max_mem = uint64_t{1} << 40;            // running "mem" sum
+};
+
+// Free-form description carried by the cvmrt model file (the CVM JSON has none).
+struct ModelMetadata {
+  std::string name;
+  std::string description;
+  std::vector<std::string> labels;  // e.g. class names, index = class id
+};
+
+struct ModelOptions {
+  ModelLimits limits;
+  // Params loading (cvmrt params format: whether to verify the per-tensor checksums).
+  LoadOptions params;
+  // Attached to a model imported with from_cvm (the model file carries its own).
+  ModelMetadata metadata;
+  // Folder in which a model file's by-reference params file is looked up. Empty: the current
+  // directory for from_bytes, the model file's folder for load_file.
+  std::string base_dir;
+};
+
+struct SaveOptions {
+  // Empty: the params are stored inside the model file (cvmrt params format). Otherwise the
+  // model file only names this params file (relative to the model file's folder when loaded),
+  // which the caller writes with params().save_file(...).
+  std::string params_file;
+};
+
+// Cost ("ops", the basis of gas) per spec section 6, known at load time.
+struct ModelCost {
+  uint64_t ops = 0;    // sum over ops of base(op) * size(first output)
+  uint64_t mem = 0;    // 5 * (elements of every variable + elements of every op output)
+  uint64_t total = 0;  // ops + mem
+};
+
+// One model input or output.
+struct TensorInfo {
+  std::string name;  // inputs: the variable name; outputs: the node name (":k" for output k>0)
+  Shape shape;
+  int precision = 0;  // bit width, 1..32; values lie in [-(2^(p-1)-1), 2^(p-1)-1]
+  DataType dtype;     // what Session uses and returns: always int32
+  DataType io_dtype;  // the section 7 byte layout of this tensor alone: int8 when p <= 8
+};
+
+// One graph node, for inspection (tools, the CLI's "inspect").
+struct NodeInfo {
+  std::string name;
+  std::string op;                       // "null" for a variable, else the operator name
+  AttrMap attrs;                        // operator attributes in CVM string form
+  std::vector<uint32_t> input_entries;  // entry ids (node outputs in node order)
+  uint32_t first_entry = 0;             // entry id of output 0
+  std::vector<Shape> output_shapes;
+  std::vector<int> output_precisions;
+  int64_t cost_base = 0;  // 0 for variables
+};
+
+class Session;
+
+class CVM_EXPORT Model {
+ public:
+  // Imports a CVM model: graph JSON (spec section 3) and params in the legacy CVM or the cvmrt
+  // params format (detected). Verifies everything of spec sections 3 and 4 and plans memory.
+  // `params` may be null when params_size is 0 (then the graph must have no variable but data).
+  static std::shared_ptr<const Model> from_cvm(const std::string& graph_json, const void* params,
+                                               size_t params_size,
+                                               const ModelOptions& options = {});
+  // Loads a cvmrt model file (schemas/model.fbs, docs/model-format.md) from memory or a file;
+  // the bytes are not retained. Verified exactly like an import.
+  static std::shared_ptr<const Model> from_bytes(const void* data, size_t size,
+                                                 const ModelOptions& options = {});
+  static std::shared_ptr<const Model> load_file(const std::string& path,
+                                                const ModelOptions& options = {});
+  // The cost of a CVM graph JSON alone, without params (CVMAPIGetGasFromGraphFile): the graph
+  // is verified as by from_cvm, except for the params.
+  static ModelCost estimate_cost(const std::string& graph_json, const ModelLimits& limits = {});
+
+  // The cvmrt model file; the same model always gives the same bytes.
+  std::vector<uint8_t> save(const SaveOptions& options = {}) const;
+  // Writes save()'s bytes to `path` (via `path`.tmp and a rename). RuntimeError on I/O failure.
+  void save_file(const std::string& path, const SaveOptions& options = {}) const;
+  // The params, int8 where the variable's precision is <= 8, else int32 (what save() stores).
+  ParamDict params() const;
+
+  // ---- description ----
+  const std::vector<TensorInfo>& inputs() const;   // the single input "data"
+  const std::vector<TensorInfo>& outputs() const;  // the graph heads, in order
+  const std::vector<NodeInfo>& nodes() const;      // every node in execution order
+  const std::string& version() const;              // "cvm_1.0.0" or "cvm_1.1.0"
+  const std::string& postprocess() const;          // "", "argmax", "detection", ...
+  const ModelMetadata& metadata() const;
+  ModelCost cost() const;
+
+  // ---- memory, in bytes ----
+  // What a model and one session need: params (int32, held once by the model) + one
+  // session's activation arena after liveness-based reuse.
+  uint64_t planned_bytes() const;
+  // The same without any reuse: the sum of every entry's int32 size.
+  uint64_t unplanned_bytes() const;
+  uint64_t params_bytes() const;      // int32 params held by the model
+  uint64_t activation_bytes() const;  // one session's arena (the input data and op outputs)
+  // The pool the CVM JSON's storage_id attribute describes (what CVM reports as its storage
+  // size: per storage id, the largest entry, rounded up to 4 bytes). 0 when the model came
+  // from a file saved without storage ids.
+  uint64_t storage_id_bytes() const;
+
+  // ---- spec section 7 byte layout (CVMAPIInference) ----
+  size_t input_type_size() const;   // 1 when the input precision is <= 8, else 4
+  size_t output_type_size() const;  // 1 when every head precision is <= 8, else 4; argmax and
+                                    // detection: 4
+  size_t input_length() const;      // bytes of the input: elements * input_type_size()
+  size_t output_length() const;     // bytes infer_bytes writes
+
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  struct Impl;
+  // Internal (used by the loaders); not part of the API.
+  explicit Model(std::unique_ptr<Impl> impl);
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Per-node timing of the last run (enable_profiling).
+struct OpProfile {
+  std::string name;         // node name
+  std::string op;           // operator name
+  double microseconds = 0;  // wall time of compute()
+  uint64_t output_bytes = 0;
+};
+
+class CVM_EXPORT Session {
+ public:
+  // Allocates the activation arena (zero-filled). Not copyable.
+  explicit Session(std::shared_ptr<const Model> model);
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  const Model& model() const;
+
+  // Sets the input (only "data" exists): an int8 or int32 CPU array of exactly the input's
+  // shape, any strides; int8 is sign-extended, values are clipped to +-(2^(p-1)-1).
+  void set_input(const std::string& name, const NDArray& value);
+  // Runs every operator. LogicError when the input was never set.
+  void run();
+
+  size_t num_outputs() const;
+  // A fresh int32 copy of output i (a head) of the last run; LogicError before the first run
+  // or for a bad index / unknown name.
+  NDArray output(size_t i) const;
+  NDArray output(const std::string& name) const;
+
+  // Records per-node timings in every following run (off by default).
+  void enable_profiling(bool on = true);
+  // The last run's timings, one per operator node in execution order (empty when disabled).
+  const std::vector<OpProfile>& profile() const;
+
+  // ---- spec section 7 (CVMAPIInference) ----
+  size_t input_type_size() const { return model().input_type_size(); }
+  size_t output_type_size() const { return model().output_type_size(); }
+  size_t input_length() const { return model().input_length(); }
+  size_t output_length() const { return model().output_length(); }
+  // Sets the input from `in` (input_length() bytes: int8, or little-endian int32, row-major),
+  // runs, and writes output_length() bytes to `out`: the heads in order (int8 truncated or
+  // little-endian int32); for postprocess "argmax" one int32 per row of each head (argmax of
+  // the last dimension, values compared after truncation to int8, first maximum wins); for
+  // "detection" or more than one head, heads interleaved row by row. LogicError when in_len
+  // differs from input_length(), out_capacity is below output_length(), or the heads cannot
+  // be interleaved (different row counts; a single-head "detection" model).
+  void infer_bytes(const char* in, size_t in_len, char* out, size_t out_capacity);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace cvm

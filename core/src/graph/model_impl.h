@@ -1,0 +1,54 @@
+// Model::Impl: the verified graph, its int32 params, the memory plan and the derived
+// descriptions; built once by the loaders (make_model), read-only afterwards.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cvm/model.h"
+#include "cvm/params.h"
+#include "graph.h"
+#include "planner.h"
+
+namespace cvm {
+
+struct Model::Impl {
+  graph::Graph graph;
+  ModelCost cost;
+  uint64_t storage_id_bytes = 0;
+  // Per entry: the int32 contiguous param for variables other than data, else undefined.
+  // Only read (through raw pointers taken here, before any sharing) once the model is built.
+  std::vector<NDArray> params;
+  std::vector<const int32_t*> param_data;
+  graph::MemoryPlan plan;
+  uint64_t params_bytes = 0;
+  uint64_t unplanned_bytes = 0;
+
+  std::vector<TensorInfo> inputs, outputs;
+  std::vector<NodeInfo> nodes;
+  ModelMetadata metadata;
+  size_t input_type_size = 4, output_type_size = 4, input_length = 0, output_length = 0;
+};
+
+namespace graph {
+
+// Binds the params to a verified graph (spec section 2: every variable but data present, int8
+// or int32, the graph's shape, values within +-alpha(p); no param that is not a variable;
+// a param named "data" is ignored), plans memory, checks the planned-memory limit and fills in
+// the descriptions. LogicError naming the param and the rule.
+std::shared_ptr<const Model> make_model(Graph graph, const ModelCost& cost,
+                                        uint64_t storage_id_bytes, const ParamDict& params,
+                                        const ModelMetadata& metadata, const ModelLimits& limits);
+
+// The params, int8 where the variable's precision is <= 8, else int32. `share`: the int32 ones
+// are read-only views of the model's memory (valid while the model lives), else copies.
+ParamDict model_params(const Model::Impl& m, bool share);
+
+// The cvmrt model file reader and writer (model_file.cc).
+std::shared_ptr<const Model> read_model_file(const uint8_t* data, size_t size,
+                                             const ModelOptions& options);
+std::vector<uint8_t> write_model_file(const Model& model, const SaveOptions& options);
+
+}  // namespace graph
+}  // namespace cvm

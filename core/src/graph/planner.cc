@@ -1,0 +1,133 @@
+// Liveness-based memory planner with in-place reuse and best-fit block reuse.
+#include "planner.h"
+
+#include <algorithm>
+#include <map>
+
+#include "cvm/check.h"
+
+namespace cvm {
+namespace graph {
+namespace {
+
+constexpr int64_t kNeverUsed = -1;
+constexpr int64_t kForever = INT64_MAX;
+
+uint64_t block_bytes(const Entry& e) {
+  const uint64_t bytes = static_cast<uint64_t>(e.shape.numel()) * 4;
+  return (bytes + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment * MemoryPlan::kAlignment;
+}
+
+class Planner {
+ public:
+  explicit Planner(const Graph& g) : g_(g), block_of_(g.entries.size(), -1) {}
+
+  MemoryPlan run() {
+    std::vector<int64_t> last_use(g_.entries.size(), kNeverUsed);
+    for (uint32_t nid = 0; nid < g_.nodes.size(); ++nid) {
+      for (uint32_t eid : g_.nodes[nid].inputs) {
+        last_use[eid] = std::max<int64_t>(last_use[eid], nid);
+      }
+    }
+    for (uint32_t h : g_.heads) last_use[h] = kForever;
+
+    MemoryPlan plan;
+    // The input is written before the run and must survive it (a session may run again
+    // without setting it): its block is never released.
+    const uint32_t data = g_.nodes[g_.data_node].first_entry;
+    last_use[data] = kForever;
+    place(data);
+
+    for (uint32_t nid = 0; nid < g_.nodes.size(); ++nid) {
+      const Node& n = g_.nodes[nid];
+      if (n.is_variable()) continue;
+      for (uint32_t k = 0; k < n.num_outputs; ++k) {
+        const uint32_t eid = n.first_entry + k;
+        if (k == 0 && n.op->inplace() && can_take_over(n.inputs[0], eid, nid, last_use)) {
+          block_of_[eid] = block_of_[n.inputs[0]];
+          ++blocks_[static_cast<size_t>(block_of_[eid])].refs;
+          ++plan.num_inplace;
+          continue;
+        }
+        place(eid);
+      }
+      std::vector<uint32_t> inputs = n.inputs;
+      std::sort(inputs.begin(), inputs.end());
+      inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+      for (uint32_t eid : inputs) {
+        if (last_use[eid] == nid && block_of_[eid] >= 0) release(eid);
+      }
+      for (uint32_t k = 0; k < n.num_outputs; ++k) {
+        if (last_use[n.first_entry + k] == kNeverUsed) release(n.first_entry + k);
+      }
+    }
+
+    std::vector<uint64_t> block_offset(blocks_.size());
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      block_offset[b] = plan.arena_bytes;
+      plan.arena_bytes += blocks_[b].size;
+    }
+    plan.offset.assign(g_.entries.size(), -1);
+    for (size_t eid = 0; eid < g_.entries.size(); ++eid) {
+      if (block_of_[eid] >= 0) {
+        plan.offset[eid] = static_cast<int64_t>(block_offset[static_cast<size_t>(block_of_[eid])]);
+      }
+    }
+    plan.num_blocks = blocks_.size();
+    return plan;
+  }
+
+ private:
+  struct Block {
+    uint64_t size = 0;
+    int refs = 0;  // live entries in the block
+  };
+
+  // Output `eid` of node `nid` may reuse the block of its input 0 `in`.
+  // (Never the input: its last use is "forever".)
+  bool can_take_over(uint32_t in, uint32_t eid, uint32_t nid,
+                     const std::vector<int64_t>& last_use) const {
+    return last_use[in] == nid && block_of_[in] >= 0 &&
+           g_.entries[in].shape.numel() == g_.entries[eid].shape.numel() &&
+           blocks_[static_cast<size_t>(block_of_[in])].refs == 1;
+  }
+
+  void place(uint32_t eid) {
+    const uint64_t need = block_bytes(g_.entries[eid]);
+    int b;
+    auto fit = free_.lower_bound(need);
+    if (fit != free_.end()) {
+      b = fit->second;
+      free_.erase(fit);
+    } else if (!free_.empty()) {
+      auto largest = std::prev(free_.end());
+      b = largest->second;
+      free_.erase(largest);
+      blocks_[static_cast<size_t>(b)].size = need;
+    } else {
+      blocks_.push_back(Block{need, 0});
+      b = static_cast<int>(blocks_.size() - 1);
+    }
+    block_of_[eid] = b;
+    blocks_[static_cast<size_t>(b)].refs = 1;
+  }
+
+  void release(uint32_t eid) {
+    const int b = block_of_[eid];
+    Block& block = blocks_[static_cast<size_t>(b)];
+    CHECK(block.refs > 0) << "memory planner: block " << b << " released twice";
+    if (--block.refs == 0) free_.emplace(block.size, b);
+  }
+
+  const Graph& g_;
+  std::vector<int> block_of_;
+  std::vector<Block> blocks_;
+  std::multimap<uint64_t, int> free_;  // size -> block; ties: the earliest freed first
+};
+
+}  // namespace
+
+MemoryPlan plan_memory(const Graph& g) { return Planner(g).run(); }
+
+}  // namespace graph
+}  // namespace cvm

@@ -1,0 +1,36 @@
+// Liveness-based memory planner: places the input and every operator output in one arena,
+// reusing the blocks of entries after their last use.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "graph.h"
+
+namespace cvm {
+namespace graph {
+
+struct MemoryPlan {
+  static constexpr uint64_t kAlignment = 64;  // every block starts at a multiple of this
+  // Per entry: byte offset in the arena, or -1 for entries outside it (the params).
+  std::vector<int64_t> offset;
+  uint64_t arena_bytes = 0;
+  size_t num_blocks = 0;
+  size_t num_inplace = 0;  // outputs placed in their input's block (OpDef::inplace)
+};
+
+// Plans a verified graph (int32 entries):
+// - the input "data" gets its own block first and keeps it: it is written before the run, so
+//   no earlier operator may use its memory, and it survives the run (run() may be called again
+//   without set_input);
+// - an operator's outputs are placed before its inputs are released (they are read while the
+//   outputs are written), except that output 0 of an in-place operator (OpDef::inplace) takes
+//   over input 0's block when input 0 is an activation used for the last time there, not a
+//   head and of the same size;
+// - other outputs take the smallest free block that fits, else the largest free block grown to
+//   fit, else a new block; a block is free again after the last use of every entry in it;
+// - heads are never released, so every output survives the run.
+MemoryPlan plan_memory(const Graph& g);
+
+}  // namespace graph
+}  // namespace cvm

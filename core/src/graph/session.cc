@@ -1,0 +1,231 @@
+// Session: one run's activation arena, the run loop, profiling and the section 7 byte layout.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "cvm/check.h"
+#include "model_impl.h"
+#include "params_format.h"
+
+namespace cvm {
+
+using graph::Graph;
+
+struct Session::State {
+  std::shared_ptr<const Model> model;
+  const Model::Impl* m = nullptr;
+  NDArray arena;
+  std::vector<NDArray> entries;  // every entry: a view of the arena or of a model param
+  struct Step {
+    uint32_t nid;
+    std::vector<NDArray> inputs, outputs;
+    uint64_t output_bytes;
+  };
+  std::vector<Step> steps;
+  bool input_set = false;
+  bool ran = false;
+  bool profiling = false;
+  std::vector<OpProfile> profile;
+
+  uint32_t data_entry() const { return m->graph.nodes[m->graph.data_node].first_entry; }
+  const int32_t* head_data(size_t i) const { return entries[m->graph.heads[i]].data_as<int32_t>(); }
+  void write_input(const void* src, bool int8, int64_t count);
+};
+
+namespace {
+
+int32_t clip(int32_t v, int32_t bound) { return std::min(std::max(v, -bound), bound); }
+
+}  // namespace
+
+void Session::State::write_input(const void* src, bool int8, int64_t count) {
+  const uint32_t eid = data_entry();
+  const int32_t bound = graph::precision_bound(m->graph.entries[eid].precision);
+  int32_t* dst = entries[eid].mutable_data_as<int32_t>();
+  const auto* bytes = static_cast<const uint8_t*>(src);
+  if (int8) {
+    for (int64_t i = 0; i < count; ++i) dst[i] = clip(static_cast<int8_t>(bytes[i]), bound);
+  } else {
+    for (int64_t i = 0; i < count; ++i) {
+      dst[i] = clip(static_cast<int32_t>(params_detail::load_le32(bytes + 4 * i)), bound);
+    }
+  }
+  input_set = true;
+  ran = false;
+}
+
+Session::Session(std::shared_ptr<const Model> model) : s_(std::make_unique<State>()) {
+  VERIFY(model != nullptr) << "Session: null model";
+  s_->model = std::move(model);
+  s_->m = &s_->model->impl();
+  const Model::Impl& m = *s_->m;
+  const Graph& g = m.graph;
+  const DataType i32 = DataType::Int(32);
+  s_->arena = NDArray::zeros(
+      Shape{std::max<int64_t>(1, static_cast<int64_t>(m.plan.arena_bytes / 4))}, i32);
+  std::shared_ptr<const void> keep_model = s_->model;
+  s_->entries.resize(g.entries.size());
+  for (size_t eid = 0; eid < g.entries.size(); ++eid) {
+    const Shape& shape = g.entries[eid].shape;
+    if (m.plan.offset[eid] >= 0) {
+      const int64_t first = m.plan.offset[eid] / 4;
+      s_->entries[eid] = s_->arena.slice(0, first, first + shape.numel()).reshape(shape);
+    } else {
+      CHECK(m.param_data[eid] != nullptr) << "Session: entry " << eid << " has no memory";
+      // A handle of this session's own over the model's param (handles are not shared between
+      // threads); read-only, keeping the model alive.
+      s_->entries[eid] = NDArray::from_external(const_cast<int32_t*>(m.param_data[eid]), shape, i32,
+                                                Device::cpu(), keep_model, true);
+    }
+  }
+  for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
+    const graph::Node& n = g.nodes[nid];
+    if (n.is_variable()) continue;
+    State::Step step{nid, {}, {}, 0};
+    for (uint32_t eid : n.inputs) step.inputs.push_back(s_->entries[eid]);
+    for (uint32_t k = 0; k < n.num_outputs; ++k) {
+      step.outputs.push_back(s_->entries[n.first_entry + k]);
+      step.output_bytes += step.outputs.back().nbytes();
+    }
+    s_->steps.push_back(std::move(step));
+  }
+}
+
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+const Model& Session::model() const { return *s_->model; }
+
+void Session::set_input(const std::string& name, const NDArray& value) {
+  const TensorInfo& in = s_->m->inputs[0];
+  VERIFY(name == in.name) << "Session: unknown input \"" << name << "\" (the model's input is \""
+                          << in.name << "\")";
+  VERIFY(value.defined()) << "Session: input \"" << name << "\" is undefined";
+  VERIFY(value.device().is_cpu()) << "Session: input \"" << name << "\" is on "
+                                  << value.device().name() << ", expected the CPU";
+  const bool int8 = value.dtype() == DataType::Int(8);
+  VERIFY(int8 || value.dtype() == DataType::Int(32))
+      << "Session: input \"" << name << "\": expected dtype int8 or int32, found " << value.dtype();
+  VERIFY(value.shape() == in.shape) << "Session: input \"" << name << "\": expected shape "
+                                    << in.shape << ", found " << value.shape();
+  const NDArray c = value.contiguous();
+  s_->write_input(c.data(), int8, c.numel());
+}
+
+void Session::run() {
+  VERIFY(s_->input_set) << "Session: run() before set_input";
+  const Graph& g = s_->m->graph;
+  s_->ran = false;
+  if (s_->profiling) s_->profile.clear();
+  for (const State::Step& step : s_->steps) {
+    const graph::Node& n = g.nodes[step.nid];
+    if (!s_->profiling) {
+      n.op->compute(*n.parsed, step.inputs, step.outputs);
+      continue;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    n.op->compute(*n.parsed, step.inputs, step.outputs);
+    const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+    s_->profile.push_back(OpProfile{n.name, n.op_name, took.count(), step.output_bytes});
+  }
+  s_->ran = true;
+}
+
+size_t Session::num_outputs() const { return s_->m->graph.heads.size(); }
+
+NDArray Session::output(size_t i) const {
+  VERIFY(i < num_outputs()) << "Session: output " << i << " does not exist (" << num_outputs()
+                            << " outputs)";
+  VERIFY(s_->ran) << "Session: output() before a successful run()";
+  const NDArray& e = s_->entries[s_->m->graph.heads[i]];
+  NDArray out = NDArray::empty(e.shape(), e.dtype());
+  out.copy_from(e);
+  return out;
+}
+
+NDArray Session::output(const std::string& name) const {
+  const auto& outs = s_->m->outputs;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].name == name) return output(i);
+  }
+  CVM_LOGIC_ERROR() << "Session: no output named \"" << name << "\"";
+}
+
+void Session::enable_profiling(bool on) {
+  s_->profiling = on;
+  if (!on) s_->profile.clear();
+}
+
+const std::vector<OpProfile>& Session::profile() const { return s_->profile; }
+
+void Session::infer_bytes(const char* in, size_t in_len, char* out, size_t out_capacity) {
+  const Model::Impl& m = *s_->m;
+  const Graph& g = m.graph;
+  VERIFY(in_len == m.input_length)
+      << "inference: input is " << in_len << " bytes, expected " << m.input_length;
+  VERIFY(in != nullptr || in_len == 0) << "inference: null input";
+  VERIFY(out_capacity >= m.output_length) << "inference: output buffer of " << out_capacity
+                                          << " bytes, expected at least " << m.output_length;
+  VERIFY(out != nullptr || m.output_length == 0) << "inference: null output";
+  const size_t heads = g.heads.size();
+  const bool argmax = g.postprocess == "argmax";
+  const bool interleave = !argmax && (g.postprocess == "detection" || heads > 1);
+  // Checked before running: the layout depends only on the model.
+  std::vector<int64_t> width(heads), rows(heads);
+  for (size_t k = 0; k < heads; ++k) {
+    const Shape& s = g.entries[g.heads[k]].shape;
+    width[k] = s[s.ndim() - 1];
+    rows[k] = s.numel() / width[k];
+  }
+  if (interleave) {
+    VERIFY(heads > 1) << "inference: postprocess \"detection\" needs more than one output to "
+                         "interleave, the model has 1";
+    for (size_t k = 1; k < heads; ++k) {
+      VERIFY(rows[k] == rows[0]) << "inference: outputs cannot be interleaved: output " << k
+                                 << " has " << rows[k] << " rows, output 0 has " << rows[0];
+    }
+  }
+  s_->write_input(in, m.input_type_size == 1, g.entries[s_->data_entry()].shape.numel());
+  run();
+
+  auto* dst = reinterpret_cast<uint8_t*>(out);
+  const bool int8 = m.output_type_size == 1;
+  auto put = [&](int32_t v) {
+    if (int8) {
+      *dst++ = static_cast<uint8_t>(static_cast<int8_t>(v));  // truncating, as CVM
+    } else {
+      params_detail::store_le32(dst, static_cast<uint32_t>(v));
+      dst += 4;
+    }
+  };
+  if (argmax) {
+    for (size_t k = 0; k < heads; ++k) {
+      const int32_t* x = s_->head_data(k);
+      for (int64_t r = 0; r < rows[k]; ++r) {
+        const int32_t* row = x + r * width[k];
+        int64_t best = 0;
+        for (int64_t j = 1; j < width[k]; ++j) {
+          // Quirk: compared after truncation to int8.
+          if (static_cast<int8_t>(row[j]) > static_cast<int8_t>(row[best])) best = j;
+        }
+        put(static_cast<int32_t>(best));
+      }
+    }
+  } else if (interleave) {
+    for (int64_t r = 0; r < rows[0]; ++r) {
+      for (size_t k = 0; k < heads; ++k) {
+        const int32_t* row = s_->head_data(k) + r * width[k];
+        for (int64_t j = 0; j < width[k]; ++j) put(row[j]);
+      }
+    }
+  } else {
+    const int32_t* x = s_->head_data(0);
+    for (int64_t i = 0; i < rows[0] * width[0]; ++i) put(x[i]);
+  }
+  CHECK(dst == reinterpret_cast<uint8_t*>(out) + m.output_length)
+      << "inference: wrote " << dst - reinterpret_cast<uint8_t*>(out) << " bytes, expected "
+      << m.output_length;
+}
+
+}  // namespace cvm

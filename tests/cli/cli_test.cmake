@@ -1,0 +1,300 @@
+# The cvmrt command-line scenarios (tests/cli/CMakeLists.txt runs one per ctest entry):
+#   cmake -DCLI=<cvmrt> -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch> -DSCENARIO=<name> -P cli_test.cmake
+# A scenario fails with FATAL_ERROR, showing the command, its exit status and its output.
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var CLI SOURCE_DIR WORK_DIR SCENARIO)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "cli_test.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+set(M "${SOURCE_DIR}/examples/models")
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+file(READ "${M}/expected.json" EXPECTED)
+
+# cvm(<expected exit status> <args>...): runs the tool; sets OUT, ERR and RC in the caller.
+function(cvm expected_rc)
+  execute_process(COMMAND "${CLI}" ${ARGN}
+                  WORKING_DIRECTORY "${WORK_DIR}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(REPLACE ";" " " shown "${ARGN}")
+  if(NOT "${rc}" STREQUAL "${expected_rc}")
+    message(FATAL_ERROR "cvmrt ${shown}\nexit status ${rc}, expected ${expected_rc}\n"
+                        "--- stdout ---\n${out}\n--- stderr ---\n${err}")
+  endif()
+  set(OUT "${out}" PARENT_SCOPE)
+  set(ERR "${err}" PARENT_SCOPE)
+  set(LAST "cvmrt ${shown}" PARENT_SCOPE)
+endfunction()
+
+# expect_match(<text> <regex> <what>): FATAL_ERROR unless <regex> matches <text>.
+# The first group of the match is left in MATCH1.
+function(expect_match text regex what)
+  if(NOT "${text}" MATCHES "${regex}")
+    message(FATAL_ERROR "${LAST}: ${what}: no match for /${regex}/ in:\n${text}")
+  endif()
+  set(MATCH1 "${CMAKE_MATCH_1}" PARENT_SCOPE)
+endfunction()
+
+function(expect_equal a b what)
+  if(NOT "${a}" STREQUAL "${b}")
+    message(FATAL_ERROR "${LAST}: ${what}: \"${a}\" differs from \"${b}\"")
+  endif()
+endfunction()
+
+function(expect_same_file a b)
+  file(SHA256 "${a}" ha)
+  file(SHA256 "${b}" hb)
+  expect_equal("${ha}" "${hb}" "${a} and ${b} differ")
+endfunction()
+
+# The "cost:" line of a run summary, and the total of an inspect report without commas.
+function(cost_line text out_var)
+  if(NOT "${text}" MATCHES "cost: +([^\n]*)")
+    message(FATAL_ERROR "${LAST}: no cost line in:\n${text}")
+  endif()
+  set(${out_var} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+endfunction()
+
+function(inspect_total text out_var)
+  if(NOT "${text}" MATCHES "total ([0-9,]+)")
+    message(FATAL_ERROR "${LAST}: no total in:\n${text}")
+  endif()
+  string(REPLACE "," "" total "${CMAKE_MATCH_1}")
+  set(${out_var} "${total}" PARENT_SCOPE)
+endfunction()
+
+set(LENET_JSON "${M}/lenet.json")
+set(LENET_PARAMS "${M}/lenet.params")
+set(LENET_INPUT "data=${M}/lenet_input.npy")
+
+if(SCENARIO STREQUAL "convert_and_run")
+  cvm(0 convert "${LENET_JSON}" "${LENET_PARAMS}" -o lenet.cvmrt --name LeNet
+      --description "int8 LeNet example" --labels "${M}/lenet_labels.txt")
+  expect_match("${OUT}" "wrote lenet.cvmrt .*10 labels" "convert summary")
+  if(NOT EXISTS "${WORK_DIR}/lenet.cvmrt")
+    message(FATAL_ERROR "convert wrote no lenet.cvmrt")
+  endif()
+  # converting twice gives the same bytes
+  cvm(0 convert "${LENET_JSON}" "${LENET_PARAMS}" -o lenet2.cvmrt --name LeNet
+      --description "int8 LeNet example" --labels "${M}/lenet_labels.txt")
+  expect_same_file("${WORK_DIR}/lenet.cvmrt" "${WORK_DIR}/lenet2.cvmrt")
+
+  cvm(0 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}" -o from_json.npy)
+  cost_line("${OUT}" json_cost)
+  set(json_summary "${OUT}")
+  cvm(0 run lenet.cvmrt --input "${LENET_INPUT}" -o from_file.npy)
+  cost_line("${OUT}" file_cost)
+  expect_equal("${json_cost}" "${file_cost}" "cost of the JSON model vs the converted file")
+  expect_same_file("${WORK_DIR}/from_json.npy" "${WORK_DIR}/from_file.npy")
+  expect_match("${json_summary}" "result: +argmax \\[([0-9]+)\\]" "argmax result")
+  set(json_argmax "${MATCH1}")
+  expect_match("${OUT}" "result: +argmax \\[${json_argmax}\\]" "argmax of the model file")
+  # both equal the independent Python reference of examples/gen_models.py
+  string(JSON want_argmax GET "${EXPECTED}" lenet argmax)
+  expect_equal("${json_argmax}" "${want_argmax}" "argmax vs examples/models/expected.json")
+  string(JSON want_total GET "${EXPECTED}" lenet cost total)
+  expect_match("${file_cost}" "= total ([0-9,]+)$" "total")
+  string(REPLACE "," "" total "${MATCH1}")
+  expect_equal("${total}" "${want_total}" "total cost vs examples/models/expected.json")
+  cvm(0 inspect lenet.cvmrt)
+  expect_match("${OUT}" "name: +LeNet" "metadata name")
+  expect_match("${OUT}" "labels: +10 \\(zero" "metadata labels")
+
+elseif(SCENARIO STREQUAL "setup_command")
+  # exactly what scripts/setup.sh runs, from the repository root
+  execute_process(COMMAND "${CLI}" run examples/models/lenet.json
+                          --params examples/models/lenet.params
+                          --input data=examples/models/lenet_input.npy
+                  WORKING_DIRECTORY "${SOURCE_DIR}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE OUT ERROR_VARIABLE ERR)
+  set(LAST "cvmrt run examples/models/lenet.json (setup)")
+  expect_equal("${rc}" "0" "exit status; stderr: ${ERR}")
+  string(JSON want GET "${EXPECTED}" lenet output)
+  string(REGEX REPLACE "[][ \n]" "" want "${want}")
+  expect_match("${OUT}" "output 0 \"fc3_shift\": \\(1, 10\\) precision 8\n  \\[([^]]*)\\]" "output")
+  string(REPLACE " " "" got "${MATCH1}")
+  expect_equal("${got}" "${want}" "LeNet output vs examples/models/expected.json")
+  expect_match("${OUT}" "cost: +ops 1,282,316 \\+ mem 452,590 = total 1,734,906" "cost")
+
+elseif(SCENARIO STREQUAL "input_formats")
+  cvm(0 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}" -o npy_in.npy)
+  # the same input as raw CVM bytes (int8)
+  cvm(0 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "data=${M}/lenet_input.bin"
+      -o bin_in.npy)
+  expect_same_file("${WORK_DIR}/npy_in.npy" "${WORK_DIR}/bin_in.npy")
+  # the scalar reference backend gives the same bytes
+  cvm(0 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}" -o scalar.npy
+      --backend scalar)
+  expect_match("${OUT}" "backend: scalar" "backend")
+  expect_same_file("${WORK_DIR}/npy_in.npy" "${WORK_DIR}/scalar.npy")
+  # json on stdout: every output value, the argmax result and the cost
+  cvm(0 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}" --format json)
+  string(FIND "${OUT}" "model:" summary_at)
+  string(SUBSTRING "${OUT}" 0 ${summary_at} doc)
+  string(JSON got GET "${doc}" outputs 0 data)
+  string(JSON want GET "${EXPECTED}" lenet output)
+  string(REGEX REPLACE "[][ \n]" "" got "${got}")
+  string(REGEX REPLACE "[][ \n]" "" want "${want}")
+  expect_equal("${got}" "${want}" "json output data")
+  string(JSON result GET "${doc}" result values 0)
+  string(JSON want_argmax GET "${EXPECTED}" lenet argmax)
+  expect_equal("${result}" "${want_argmax}" "json result")
+  string(JSON total GET "${doc}" cost total)
+  string(JSON want_total GET "${EXPECTED}" lenet cost total)
+  expect_equal("${total}" "${want_total}" "json cost")
+  # json and text to files; several heads to NAME.npy and NAME_k.npy
+  cvm(0 run "${M}/reduce.json" --params "${M}/reduce.params"
+      --input "data=${M}/reduce_input.npy" -o reduce.json)
+  file(READ "${WORK_DIR}/reduce.json" doc)
+  string(JSON n LENGTH "${doc}" outputs)
+  expect_equal("${n}" "2" "reduce outputs")
+  cvm(0 run "${M}/reduce.json" --params "${M}/reduce.params"
+      --input "data=${M}/reduce_input.npy" -o reduce.npy)
+  foreach(f reduce.npy reduce_1.npy)
+    if(NOT EXISTS "${WORK_DIR}/${f}")
+      message(FATAL_ERROR "run -o reduce.npy wrote no ${f}")
+    endif()
+  endforeach()
+  cvm(0 run "${M}/vision.json" --params "${M}/vision.params"
+      --input "data=${M}/vision_input.npy" -o vision.txt --format text)
+  file(READ "${WORK_DIR}/vision.txt" text)
+  expect_match("${text}" "output 2 \"slice_box\": \\(1, 8, 4\\)" "text output file")
+  expect_match("${OUT}" "result: +detection \\[0, 90, 10, 10, 50, 50, 1, 75," "detection result")
+
+elseif(SCENARIO STREQUAL "examples_cost")
+  foreach(model elementwise broadcast reduce nn vision transform lenet)
+    cvm(0 run "${M}/${model}.json" --params "${M}/${model}.params"
+        --input "data=${M}/${model}_input.npy" --format json)
+    string(FIND "${OUT}" "model:" summary_at)
+    string(SUBSTRING "${OUT}" 0 ${summary_at} doc)
+    foreach(part ops mem total)
+      string(JSON got GET "${doc}" cost ${part})
+      string(JSON want GET "${EXPECTED}" ${model} cost ${part})
+      expect_equal("${got}" "${want}" "${model} cost ${part} vs examples/models/expected.json")
+    endforeach()
+  endforeach()
+
+elseif(SCENARIO STREQUAL "inspect")
+  cvm(0 inspect "${LENET_JSON}" --params "${LENET_PARAMS}")
+  foreach(re "conv1 +conv2d +\\(1, 6, 28, 28\\) +22 +76 +357,504"
+             "fc1 +dense +\\(1, 120\\) +26 +1,201 +144,120"
+             "cost: +ops 1,282,316, mem 452,590, total 1,734,906"
+             "planned [0-9,]+ bytes" "unplanned [0-9,]+ bytes" "saving [0-9.]+%")
+    expect_match("${OUT}" "${re}" "inspect report")
+  endforeach()
+  inspect_total("${OUT}" json_total)
+  cvm(0 convert "${LENET_JSON}" "${LENET_PARAMS}" -o lenet.cvmrt)
+  cvm(0 inspect lenet.cvmrt)
+  inspect_total("${OUT}" file_total)
+  expect_equal("${json_total}" "${file_total}" "inspect total of the JSON model vs the file")
+  cvm(0 inspect "${M}/vision.json" --params "${M}/vision.params")
+  expect_match("${OUT}" "non_max_suppression +\\(1, 8, 6\\)" "vision nodes")
+  expect_match("${OUT}" "postprocess \"detection\"" "postprocess")
+
+elseif(SCENARIO STREQUAL "bench")
+  cvm(0 bench "${LENET_JSON}" --params "${LENET_PARAMS}" --warmup 1 --runs 3)
+  foreach(re "runs: +3 \\(after 1 warmup\\)"
+             "latency: p50 [0-9.]+ ms, p90 [0-9.]+ ms, p99 [0-9.]+ ms"
+             "per-node profile" "conv2 +conv2d" "per-op totals")
+    expect_match("${OUT}" "${re}" "bench report")
+  endforeach()
+  cvm(0 bench "${M}/nn.json" --params "${M}/nn.params" --runs 3 --input "data=${M}/nn_input.npy"
+      --top 2 --backend scalar)
+  expect_match("${OUT}" "\\.\\.\\. 7 more" "--top 2 of 9 operator nodes")
+  cvm(1 bench "${LENET_JSON}" --params "${LENET_PARAMS}" --runs 0)
+  expect_match("${ERR}" "--runs" "runs range")
+
+elseif(SCENARIO STREQUAL "verify")
+  cvm(0 verify --vectors "${SOURCE_DIR}/tests/vectors")
+  expect_match("${OUT}" "PASS: 0 checks failed" "verify summary")
+  expect_match("${OUT}" "conv2d +ok [0-9]+ +ok [0-9]+" "conv2d row")
+  cvm(0 verify --vectors "${SOURCE_DIR}/tests/vectors" --backend scalar --op dense)
+  expect_match("${OUT}" "dense +ok [0-9]+ +ok [0-9]+\n\nPASS" "one op, one backend")
+  # a wrong expectation is reported as a failure with exit status 1
+  file(WRITE "${WORK_DIR}/bad/case.json" [=[
+[{"name": "wrong on purpose", "op": "relu", "source": "hand",
+  "inputs": [{"shape": [3], "dtype": "int32", "data": [-1, 0, 5]}],
+  "expected": {"outputs": [{"shape": [3], "dtype": "int32", "data": [0, 0, 6]}]}}]
+]=])
+  cvm(1 verify --vectors "${WORK_DIR}/bad")
+  expect_match("${OUT}" "relu +FAIL 1/1" "failure row")
+  expect_match("${ERR}" "element 2 is 5, expected 6" "failure detail")
+  file(WRITE "${WORK_DIR}/malformed/case.json" "[{\"name\": \"x\"}]")
+  cvm(1 verify --vectors "${WORK_DIR}/malformed")
+  expect_match("${ERR}" "missing key \"op\"" "malformed vector file")
+  cvm(1 verify --vectors "${WORK_DIR}/no_such_dir")
+  expect_match("${ERR}" "does not exist" "missing vectors folder")
+  cvm(1 verify --backend no_such_backend)
+  expect_match("${ERR}" "unknown backend" "unknown backend")
+
+elseif(SCENARIO STREQUAL "bad_arguments")
+  cvm(1 no_such_command)
+  expect_match("${ERR}" "unknown command \"no_such_command\"" "unknown command")
+  cvm(1 run)
+  expect_match("${ERR}" "cvmrt run: error: missing argument" "no MODEL")
+  cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}")
+  expect_match("${ERR}" "missing --input" "no input")
+  cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}" --format xml)
+  expect_match("${ERR}" "--format must be npy, json or text" "bad format")
+  cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}" --format npy)
+  expect_match("${ERR}" "--format npy needs --output" "npy to nowhere")
+  cvm(1 run "${LENET_JSON}" --frobnicate)
+  expect_match("${ERR}" "unknown option \"--frobnicate\"" "unknown option")
+  expect_match("${ERR}" "see `cvmrt run --help`" "help hint")
+  cvm(1 run "${LENET_JSON}" --params)
+  expect_match("${ERR}" "option --params needs a value" "missing value")
+  cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "other=${M}/lenet_input.npy")
+  expect_match("${ERR}" "no input \"other\"" "wrong input name")
+  cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}" --backend gpu9)
+  expect_match("${ERR}" "unknown backend \"gpu9\"" "bad backend")
+  cvm(1 convert "${LENET_JSON}" "${LENET_PARAMS}")
+  expect_match("${ERR}" "missing -o" "convert without -o")
+  cvm(1 inspect a b)
+  expect_match("${ERR}" "unexpected argument \"b\"" "extra argument")
+  cvm(1 bench "${LENET_JSON}" --params "${LENET_PARAMS}" --runs many)
+  expect_match("${ERR}" "option --runs: expected an integer" "non-numeric runs")
+  # a shape mismatch between the input file and the model
+  cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "data=${M}/nn_input.npy")
+  expect_match("${ERR}" "the model expects \\(1, 1, 28, 28\\)" "input shape")
+  # help for every command
+  foreach(c run inspect convert bench verify info params demo)
+    cvm(0 ${c} --help)
+    expect_match("${OUT}" "^usage: cvmrt ${c}" "help of ${c}")
+  endforeach()
+  cvm(0 help)
+  expect_match("${OUT}" "exit status: 0 ok, 1 bad input" "usage")
+
+elseif(SCENARIO STREQUAL "missing_files")
+  cvm(1 run no_such_model.json --params "${LENET_PARAMS}" --input "${LENET_INPUT}")
+  expect_match("${ERR}" "cannot open 'no_such_model.json'" "missing graph")
+  cvm(1 run "${LENET_JSON}" --params no_such.params --input "${LENET_INPUT}")
+  expect_match("${ERR}" "cannot open 'no_such.params'" "missing params")
+  cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input data=no_such_input.npy)
+  expect_match("${ERR}" "cannot open 'no_such_input.npy'" "missing input")
+  cvm(1 inspect no_such_model.cvmrt)
+  expect_match("${ERR}" "no_such_model.cvmrt" "missing model file")
+  cvm(1 convert "${LENET_JSON}" no_such.params -o x.cvmrt)
+  expect_match("${ERR}" "no_such.params" "convert: missing params")
+  # malformed files
+  file(WRITE "${WORK_DIR}/bad.npy" "not an npy file at all")
+  cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input data=bad.npy)
+  expect_match("${ERR}" "bad.npy: not a .npy file" "malformed npy")
+  file(WRITE "${WORK_DIR}/short.bin" "abc")
+  cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input data=short.bin)
+  expect_match("${ERR}" "is 3 bytes of raw input, the model expects 784" "short raw input")
+  file(WRITE "${WORK_DIR}/broken.json" "{\"nodes\": [")
+  cvm(1 inspect broken.json --params "${LENET_PARAMS}")
+  expect_match("${ERR}" "broken.json" "malformed graph")
+  file(WRITE "${WORK_DIR}/bad.cvmrt" "this is not a model file")
+  cvm(1 inspect bad.cvmrt)
+  expect_match("${ERR}" "bad.cvmrt" "malformed model file")
+  # the graph without its params
+  cvm(1 inspect "${LENET_JSON}")
+  expect_match("${ERR}" "\\(no --params given\\)" "params hint")
+
+else()
+  message(FATAL_ERROR "cli_test.cmake: unknown scenario \"${SCENARIO}\"")
+endif()

@@ -1,0 +1,99 @@
+// The memory planner: an independent check that no two live entries share bytes (except an
+// in-place output taking over its input at that input's last use), and the savings it gives.
+// The planner's internals first: they bring the library's CHECK, which Catch redefines.
+#include "graph/model_impl.h"
+#undef CHECK
+#undef VERIFY
+
+#include <catch2/catch.hpp>
+#include <iostream>
+
+#include "graph_test_util.h"
+
+using cvm::Model;
+namespace t = cvm::test;
+namespace g = cvm::graph;
+
+namespace {
+
+// [first, last] node positions in which entry e must hold its value; data is live from before
+// node 0 to after the last node (a session may run again without set_input), heads until after
+// the last node.
+struct Life {
+  int64_t def, last;
+};
+
+void check_plan(const Model& model) {
+  const g::Graph& gr = model.impl().graph;
+  const g::MemoryPlan& plan = model.impl().plan;
+  const size_t ne = gr.entries.size();
+  const uint32_t data = gr.nodes[gr.data_node].first_entry;
+  std::vector<Life> life(ne);
+  for (uint32_t nid = 0; nid < gr.nodes.size(); ++nid) {
+    for (uint32_t k = 0; k < gr.nodes[nid].num_outputs; ++k) {
+      life[gr.nodes[nid].first_entry + k] = {nid, nid};
+    }
+  }
+  life[data].def = -1;
+  for (uint32_t nid = 0; nid < gr.nodes.size(); ++nid) {
+    for (uint32_t e : gr.nodes[nid].inputs) life[e].last = std::max<int64_t>(life[e].last, nid);
+  }
+  for (uint32_t h : gr.heads) life[h].last = static_cast<int64_t>(gr.nodes.size());
+  life[data].last = static_cast<int64_t>(gr.nodes.size());  // kept for the next run
+
+  auto bytes = [&](size_t e) { return static_cast<int64_t>(gr.entries[e].shape.numel() * 4); };
+  for (size_t e = 0; e < ne; ++e) {
+    const bool is_param =
+        gr.nodes[g::node_of_entry(gr, static_cast<uint32_t>(e))].is_variable() && e != data;
+    CHECK((plan.offset[e] < 0) == is_param);
+    if (plan.offset[e] >= 0) {
+      CHECK(plan.offset[e] % 64 == 0);
+      CHECK(static_cast<uint64_t>(plan.offset[e] + bytes(e)) <= plan.arena_bytes);
+    }
+  }
+  for (size_t a = 0; a < ne; ++a) {
+    for (size_t b = a + 1; b < ne; ++b) {
+      if (plan.offset[a] < 0 || plan.offset[b] < 0) continue;
+      const bool overlap_time = life[a].def <= life[b].last && life[b].def <= life[a].last;
+      const bool overlap_bytes =
+          plan.offset[a] < plan.offset[b] + bytes(b) && plan.offset[b] < plan.offset[a] + bytes(a);
+      if (!overlap_time || !overlap_bytes) continue;
+      // Allowed only for an in-place takeover: b is output 0 of the node where a (its input 0)
+      // is used for the last time, in the same place.
+      const g::Node& n = gr.nodes[static_cast<size_t>(life[b].def)];
+      const bool takeover = n.op != nullptr && n.op->inplace() && n.first_entry == b &&
+                            !n.inputs.empty() && n.inputs[0] == a && life[a].last == life[b].def &&
+                            plan.offset[a] == plan.offset[b];
+      INFO("entries " << a << " and " << b);
+      CHECK(takeover);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the memory plan never lets two live entries share bytes", "[graph]") {
+  for (const char* name : {"dense_bias", "elementwise", "broadcast", "reduce", "nn", "transform",
+                           "detection", "argmax", "mlp", "chain"}) {
+    INFO(name);
+    const auto model = t::load_case(name).load();
+    check_plan(*model);
+    CHECK(model->planned_bytes() == model->params_bytes() + model->activation_bytes());
+    CHECK(model->planned_bytes() <= model->unplanned_bytes() + 64 * model->impl().plan.num_blocks);
+    std::cout << "[graph] planner " << name << ": unplanned " << model->unplanned_bytes()
+              << " B, planned " << model->planned_bytes() << " B (params " << model->params_bytes()
+              << " + arena " << model->activation_bytes() << " in " << model->impl().plan.num_blocks
+              << " blocks, " << model->impl().plan.num_inplace << " in place)\n";
+  }
+}
+
+TEST_CASE("the in-place chain reuses memory", "[graph]") {
+  const auto model = t::load_case("chain").load();
+  const auto& plan = model->impl().plan;
+  // data + 9 ops of 1 KiB each: data keeps its block; relu_0 needs a block (data is never
+  // overwritten), the in-place ops follow it, negative (not in-place) alternates with it.
+  CHECK(model->unplanned_bytes() == 10 * 1024);
+  CHECK(plan.num_inplace == 7);
+  CHECK(plan.num_blocks == 3);
+  CHECK(model->activation_bytes() == 3 * 1024);
+}

@@ -1,0 +1,191 @@
+// cvmrt bench: latency percentiles of a model and its per-operator time profile.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "cvm/model.h"
+#include "cvm/registry.h"
+
+namespace cvm {
+namespace cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Benchmarks longer than this show a progress line on stderr.
+constexpr double kProgressAfterSeconds = 2.0;
+
+// Seeded values in the input's precision range (a fixed LCG: the same input on every machine).
+NDArray synthetic_input(const TensorInfo& in) {
+  NDArray a = NDArray::empty(in.shape, DataType::Int(32));
+  int32_t* d = a.mutable_data_as<int32_t>();
+  const int64_t bound = (int64_t{1} << (in.precision - 1)) - 1;
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    d[i] = static_cast<int32_t>(static_cast<int64_t>((state >> 33) % (2 * bound + 1)) - bound);
+  }
+  return a;
+}
+
+// Nearest-rank percentile of sorted values.
+double percentile(const std::vector<double>& sorted, double p) {
+  const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * sorted.size()));
+  return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
+}
+
+class Progress {
+ public:
+  explicit Progress(size_t total) : total_(total), start_(Clock::now()), last_(start_) {}
+  void tick(size_t done, const char* phase) {
+    const auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double since = std::chrono::duration<double>(now - last_).count();
+    if (elapsed < kProgressAfterSeconds || (shown_ && since < (tty_ ? 0.25 : 2.0))) return;
+    last_ = now;
+    shown_ = true;
+    std::fprintf(stderr, "%sbench: %s %zu/%zu, %.1f s%s", tty_ ? "\r" : "", phase, done, total_,
+                 elapsed, tty_ ? "   " : "\n");
+    std::fflush(stderr);
+  }
+  ~Progress() {
+    if (shown_ && tty_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  size_t total_;
+  Clock::time_point start_, last_;
+  bool shown_ = false;
+  bool tty_ = isatty(2) != 0;
+};
+
+int run_bench(const std::vector<std::string>& words) {
+  Args args("bench", words,
+            {{"params"},
+             {"input", true, false, 'i'},
+             {"warmup"},
+             {"runs", true, false, 'n'},
+             {"backend"},
+             {"top"}},
+            1, 1);
+  const int64_t warmup = args.get_int("warmup", 3, 0, 1000000);
+  const int64_t runs = args.get_int("runs", 20, 1, 1000000);
+  const int64_t top = args.get_int("top", 20, 0, 1000000);
+  select_backend(args.get("backend"));
+  const std::string path = args.positional()[0];
+  std::shared_ptr<const Model> model = load_model(path, args.get("params"));
+  const TensorInfo& in = model->inputs().at(0);
+  const NDArray input =
+      args.has("input") ? read_model_input(*model, args.get("input")) : synthetic_input(in);
+
+  Session session(model);
+  session.set_input(in.name, input);
+  const size_t profile_runs = static_cast<size_t>(std::min<int64_t>(runs, 20));
+  Progress progress(static_cast<size_t>(warmup + runs) + profile_runs);
+  size_t done = 0;
+  for (int64_t i = 0; i < warmup; ++i) {
+    session.run();
+    progress.tick(++done, "warmup");
+  }
+  std::vector<double> ms;
+  for (int64_t i = 0; i < runs; ++i) {
+    const auto t0 = Clock::now();
+    session.run();
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    progress.tick(++done, "run");
+  }
+  // The profile comes from separate runs: per-node timing is not free.
+  session.enable_profiling(true);
+  std::vector<double> node_us;
+  std::vector<OpProfile> nodes;
+  for (size_t i = 0; i < profile_runs; ++i) {
+    session.run();
+    const std::vector<OpProfile>& p = session.profile();
+    if (nodes.empty()) {
+      nodes = p;
+      node_us.assign(p.size(), 0.0);
+    }
+    for (size_t k = 0; k < p.size() && k < node_us.size(); ++k) node_us[k] += p[k].microseconds;
+    progress.tick(++done, "profile");
+  }
+
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  double sum = 0;
+  for (double v : ms) sum += v;
+  std::printf("model:   %s (%zu nodes), backend %s\n", path.c_str(), model->nodes().size(),
+              current_backend().c_str());
+  std::printf("input:   %s\n", args.has("input") ? args.get("input").c_str()
+                                                 : "synthetic (seeded, within the precision)");
+  std::printf("runs:    %lld (after %lld warmup)\n", static_cast<long long>(runs),
+              static_cast<long long>(warmup));
+  std::printf("latency: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms (min %.3f, mean %.3f, max %.3f)\n",
+              percentile(sorted, 50), percentile(sorted, 90), percentile(sorted, 99),
+              sorted.front(), sum / ms.size(), sorted.back());
+  std::printf("cost:    %s\n", cost_str(model->cost()).c_str());
+
+  double total_us = 0;
+  for (double v : node_us) total_us += v;
+  std::vector<size_t> order(nodes.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return node_us[a] > node_us[b]; });
+  std::printf("\nper-node profile (mean of %zu runs, slowest first):\n", profile_runs);
+  std::printf("  %-28s %-20s %12s %7s %14s\n", "node", "op", "us", "%", "output bytes");
+  for (size_t i = 0; i < order.size() && (top == 0 || i < static_cast<size_t>(top)); ++i) {
+    const size_t k = order[i];
+    std::printf("  %-28s %-20s %12.2f %6.1f%% %14s\n", nodes[k].name.c_str(), nodes[k].op.c_str(),
+                node_us[k] / profile_runs, total_us > 0 ? 100.0 * node_us[k] / total_us : 0.0,
+                with_commas(nodes[k].output_bytes).c_str());
+  }
+  if (top != 0 && order.size() > static_cast<size_t>(top)) {
+    std::printf("  ... %zu more (--top 0 shows all)\n", order.size() - static_cast<size_t>(top));
+  }
+  std::map<std::string, std::pair<double, int>> by_op;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    by_op[nodes[k].op].first += node_us[k];
+    by_op[nodes[k].op].second += 1;
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> ops(by_op.begin(), by_op.end());
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::printf("\nper-op totals:\n  %-20s %5s %12s %7s\n", "op", "nodes", "us", "%");
+  for (const auto& [op, v] : ops) {
+    std::printf("  %-20s %5d %12.2f %6.1f%%\n", op.c_str(), v.second, v.first / profile_runs,
+                total_us > 0 ? 100.0 * v.first / total_us : 0.0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+const Command kBenchCommand = {
+    "bench", "latency percentiles and a per-operator profile of a model",
+    "usage: cvmrt bench MODEL [--params P] [--input data=FILE] [--warmup N] [--runs N]\n"
+    "                   [--backend B] [--top N]\n"
+    "\n"
+    "Runs MODEL --warmup times (default 3), then --runs times (default 20) and prints the\n"
+    "latency percentiles p50/p90/p99 (nearest rank) with min/mean/max, then runs it up to 20\n"
+    "more times with per-node timing and prints the nodes sorted by time and the totals per\n"
+    "operator. A progress line goes to stderr once the benchmark has taken more than 2 s.\n"
+    "\n"
+    "  --params P       the params of a CVM graph JSON\n"
+    "  -i, --input data=FILE   as for cvmrt run (default: seeded values within the input's\n"
+    "                   precision)\n"
+    "  --warmup N       untimed runs first (default 3)\n"
+    "  -n, --runs N     timed runs (default 20, at least 1)\n"
+    "  --backend B      kernels to use: auto, scalar, simd, ... (see cvmrt info)\n"
+    "  --top N          nodes shown in the profile (default 20, 0 = all)\n",
+    run_bench};
+
+}  // namespace cli
+}  // namespace cvm
