@@ -20,5 +20,7 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/cvmrtConfigVersion.cmake
 install(FILES "${PROJECT_BINARY_DIR}/cvmrtConfig.cmake" "${PROJECT_BINARY_DIR}/cvmrtConfigVersion.cmake"
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cvmrt)
 
+# The .pc file finds its prefix relative to its own folder, so an installed tree can move.
+file(RELATIVE_PATH CVM_PC_RELATIVE_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 configure_file("${PROJECT_SOURCE_DIR}/cmake/cvmrt.pc.in" "${PROJECT_BINARY_DIR}/cvmrt.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/cvmrt.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs every system package cvmrt needs to build and test, from Debian's archive, idempotently.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config ccache
+  flatbuffers-compiler libflatbuffers-dev
+  catch2 libxxhash-dev libdlpack-dev nlohmann-json3-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "all build dependencies present"
+fi

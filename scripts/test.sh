@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Test command: installs dependencies, builds every variant once, and runs every suite.
+#   build/       release build (-Werror): unit, C ABI and README tests
+#   build-asan/  the same suites under -fsanitize=address,undefined
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs="$(nproc)"
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/cvmrt-ccache}"
+
+echo "== release build"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCVMRT_WERROR=ON
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== sanitizer build (address, undefined)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DCVMRT_SANITIZE=ON -DCVMRT_WERROR=ON \
+      -DCVMRT_BUILD_BENCH=OFF
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+echo "== main job"
+mkdir -p build/demo && ./build/tools/cvmrt demo build/demo
+./build/tools/cvmrt run examples/models/lenet.json --params examples/models/lenet.params \
+  --input data=examples/models/lenet_input.npy
