@@ -92,7 +92,8 @@ struct FileImage {
     std::vector<uint8_t> out(inline_params ? offset + params.size() : 24 + b.GetSize(), 0);
     std::memcpy(out.data(), "CVMRTMDL", 8);
     out[8] = 1;
-    for (int i = 0; i < 8; ++i) out[16 + i] = static_cast<uint8_t>(b.GetSize() >> (8 * i));
+    for (int i = 0; i < 8; ++i)
+      out[16 + i] = static_cast<uint8_t>(uint64_t{b.GetSize()} >> (8 * i));
     std::memcpy(out.data() + 24, b.GetBufferPointer(), b.GetSize());
     if (inline_params && !params.empty()) {
       std::memcpy(out.data() + offset, params.data(), params.size());
