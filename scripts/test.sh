@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs="$(nproc)"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/cvmrt-ccache}"
+# Paths inside the checkout hash relative to it, so clones in other folders share the cache.
+export CCACHE_BASEDIR="$PWD"
 
 echo "== release build"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCVMRT_WERROR=ON
