@@ -1,0 +1,225 @@
+// CvmArray: an explicit-lifetime handle on a native array (a DLTensor in the wasm heap).
+import { dtypeInfo, dtypeFromCode } from './dtype.mjs';
+import { CvmLogicError, CvmRuntimeError } from './shared.mjs';
+import { numel, normalizeAxes, sliceSpec, toNested, decodeHalf } from './util.mjs';
+
+// DLTensor field offsets on wasm32 (sizeof(DLTensor) = 40).
+const DL_DATA = 0;
+const DL_NDIM = 12;
+const DL_CODE = 16;
+const DL_BITS = 17;
+const DL_LANES = 18;
+const DL_SHAPE = 20;
+const DL_STRIDES = 24;
+
+const inspect = Symbol.for('nodejs.util.inspect.custom');
+
+// What the lifetime tracker knows of an array; it must not reference the CvmArray itself.
+class ArrayRecord {
+  constructor(native, handle, bytes, dtype, shape) {
+    this.native = native;
+    this.handle = handle;
+    this.bytes = bytes;
+    this.dtype = dtype;
+    this.shape = shape;
+    this.freed = false;
+    this.scope = null;
+  }
+
+  get kind() { return 'array'; }
+
+  free() { this.native.call('CVMArrayFree', this.handle); }
+
+  describe() { return `an array ${this.dtype}[${this.shape.join(', ')}]`; }
+}
+
+export class CvmArray {
+  /** @internal Use cvm.array(), zeros(), ... — never construct directly. */
+  constructor(cvm, handle) {
+    const n = cvm.native;
+    const ndim = n.i32(handle + DL_NDIM);
+    const u8 = n.u8;
+    const dtype = dtypeFromCode(u8[handle + DL_CODE], u8[handle + DL_BITS],
+      n.dv.getUint16(handle + DL_LANES, true));
+    if (!dtype) {
+      n.call('CVMArrayFree', handle);
+      throw new CvmRuntimeError('a native array has a dtype the JS package does not know');
+    }
+    const shapePtr = n.u32(handle + DL_SHAPE);
+    const shape = [];
+    for (let i = 0; i < ndim; i++) shape.push(n.i64(shapePtr + 8 * i));
+    this._cvm = cvm;
+    this._h = handle;
+    this._shape = Object.freeze(shape);
+    this._dtype = dtype;
+    this._size = numel(shape);
+    this._rec = new ArrayRecord(n, handle, this._size * dtypeInfo(dtype).bytes, dtype, this._shape);
+    cvm.lifetimes.adopt(this, this._rec);
+  }
+
+  /** The extents, outermost first (a frozen array of numbers; [] for a 0-d array). */
+  get shape() { return this._shape; }
+  get dtype() { return this._dtype; }
+  get ndim() { return this._shape.length; }
+  /** Number of elements. */
+  get size() { return this._size; }
+  /** Bytes of the elements, row-major. */
+  get nbytes() { return this._rec.bytes; }
+  get disposed() { return this._rec.freed; }
+
+  /** @internal The live native handle; throws once disposed. */
+  get handle() {
+    if (this._rec.freed) {
+      throw new CvmLogicError(`this ${this._rec.describe()} has been disposed`);
+    }
+    return this._h;
+  }
+
+  /** @internal Address of element 0 when compact, else 0. */
+  _compactData() {
+    const h = this.handle;
+    const n = this._cvm.native;
+    if (n.u32(h + DL_STRIDES) !== 0 && !this._stridesCompact()) return 0;
+    return n.u32(h + DL_DATA);
+  }
+
+  _stridesCompact() {
+    const n = this._cvm.native;
+    const p = n.u32(this._h + DL_STRIDES);
+    let expect = 1;
+    for (let i = this._shape.length - 1; i >= 0; i--) {
+      if (this._shape[i] !== 1 && n.i64(p + 8 * i) !== expect) return false;
+      expect *= this._shape[i];
+    }
+    return true;
+  }
+
+  /** A copy of the elements as bytes (little-endian, row-major). */
+  toBytes() {
+    const nbytes = this.nbytes;
+    const n = this._cvm.native;
+    const data = this._compactData();
+    if (data || nbytes === 0) return n.u8.slice(data, data + nbytes);
+    const tmp = n.malloc(nbytes);
+    try {
+      n.call('CVMArrayCopyToBytes', this._h, tmp, nbytes);
+      return n.u8.slice(tmp, tmp + nbytes);
+    } finally {
+      n.free(tmp);
+    }
+  }
+
+  /**
+   * A copy of the elements in the dtype's typed array: BigInt64Array / BigUint64Array for
+   * int64 / uint64, Uint16Array of raw bits for float16 / bfloat16, Uint8Array of 0/1 for bool.
+   */
+  toTypedArray() {
+    const { Array: A } = dtypeInfo(this._dtype);
+    return new A(this.toBytes().buffer, 0, this._size);
+  }
+
+  /** The elements as nested JS arrays (numbers; BigInts for 64-bit ints; booleans for bool). */
+  toArray() {
+    let flat = this.toTypedArray();
+    if (this._dtype === 'bool') flat = Array.from(flat, (v) => v !== 0);
+    else if (this._dtype === 'float16' || this._dtype === 'bfloat16') {
+      flat = Array.from(flat, (v) => decodeHalf(v, this._dtype));
+    }
+    return toNested(flat, this._shape);
+  }
+
+  /** The single element of a size-1 array. */
+  item() {
+    if (this._size !== 1) {
+      throw new CvmLogicError(`item(): expected an array of one element, found shape (${this._shape.join(', ')})`);
+    }
+    const v = this.toArray();
+    return this.ndim === 0 ? v : v.flat(Infinity)[0];
+  }
+
+  /**
+   * A zero-copy typed array over the elements in the wasm heap. It is invalidated (detached,
+   * length 0) as soon as wasm memory grows — i.e. by any later cvmrt call that allocates — so
+   * use it at once. Writes through it change the array (and any array sharing its storage).
+   */
+  view() {
+    const { Array: A, bytes } = dtypeInfo(this._dtype);
+    const data = this._compactData();
+    if (!data && this._size !== 0) {
+      throw new CvmLogicError('view(): the array is not compact; use toTypedArray()');
+    }
+    if (data % bytes !== 0) throw new CvmRuntimeError('view(): misaligned array data');
+    return new A(this._cvm.native.buffer(), data, this._size);
+  }
+
+  /** Overwrites the elements from a typed array (or bytes) of exactly this array's size. */
+  write(data) {
+    const n = this._cvm.native;
+    const info = dtypeInfo(this._dtype);
+    // Raw bytes (Uint8Array) or the dtype's own typed array; never a silent reinterpretation.
+    const ok = data instanceof Uint8Array || (ArrayBuffer.isView(data) && data.constructor === info.Array);
+    if (!ok) {
+      throw new CvmLogicError(`write(): expected a Uint8Array of bytes or a ${info.Array.name} for ${this._dtype}`);
+    }
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    if (bytes.byteLength !== this.nbytes) {
+      throw new CvmLogicError(`write(): expected ${this.nbytes} bytes, found ${bytes.byteLength}`);
+    }
+    const { base, p } = n.copyIn(bytes, 8);
+    try {
+      n.call('CVMArrayCopyFromBytes', this.handle, p, bytes.byteLength);
+    } finally {
+      n.free(base);
+    }
+    return this;
+  }
+
+  // ---- shape transformations (new arrays; the source is unchanged) ----
+
+  /** The same elements in a new shape; one extent may be -1 (inferred). */
+  reshape(shape) {
+    return this._cvm._reshape(this, shape);
+  }
+
+  /** Permutes the axes (default: reversed). */
+  transpose(axes) {
+    const nd = this.ndim;
+    const perm = axes === undefined ? [...Array(nd).keys()].reverse() : normalizeAxes(axes, nd, 'transpose');
+    if (new Set(perm).size !== nd || perm.length !== nd) {
+      throw new CvmLogicError(`transpose: axes (${[...axes].join(', ')}) are not a permutation of ${nd} axes`);
+    }
+    return this._cvm._transpose(this, perm);
+  }
+
+  /**
+   * NumPy basic slicing: begin/end/step per leading axis (missing axes are taken whole; a
+   * null/undefined begin or end means the start or end in the step's direction).
+   */
+  slice(begin, end, step) {
+    return this._cvm._slice(this, sliceSpec(this._shape, begin, end, step));
+  }
+
+  flatten() { return this.reshape([-1]); }
+
+  /** A new array converted to `dtype` with the native cast rules. */
+  cast(dtype) { return this._cvm.cast(this, dtype); }
+
+  /** A new array with the same elements. */
+  clone() { return this._cvm._gather(this, this._shape, null); }
+
+  dispose() {
+    this._cvm.lifetimes.release(this, this._rec);
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
+
+  toString() {
+    return `CvmArray(${this._dtype}, [${this._shape.join(', ')}]${this._rec.freed ? ', disposed' : ''})`;
+  }
+
+  [inspect]() {
+    return this.toString();
+  }
+}

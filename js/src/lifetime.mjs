@@ -1,0 +1,140 @@
+// Explicit lifetimes of native objects: counters, cvm.scope(), and a FinalizationRegistry net.
+import { CvmLogicError } from './shared.mjs';
+
+/**
+ * Each tracked object (an array or a model) carries a record `{ kind, bytes, free, describe,
+ * stack, freed }`. The record never points back at the object, so the FinalizationRegistry can
+ * collect the object and then free the native side through the record.
+ */
+export class Lifetimes {
+  constructor({ debug = false, warn = console.warn } = {}) {
+    this.debug = debug;
+    this.warn = warn;
+    this.scopes = [];
+    this.liveArrays = 0;
+    this.liveModels = 0;
+    this.bytes = 0;
+    this.leaked = 0;
+    this.registry = typeof FinalizationRegistry === 'function'
+      ? new FinalizationRegistry((rec) => this._collected(rec))
+      : null;
+  }
+
+  /** Starts tracking `obj` with record `rec`; it joins the innermost open scope. */
+  adopt(obj, rec) {
+    rec.freed = false;
+    if (this.debug) rec.stack = new Error('created here').stack;
+    if (rec.kind === 'array') this.liveArrays++;
+    else this.liveModels++;
+    this.bytes += rec.bytes;
+    if (this.registry) this.registry.register(obj, rec, rec);
+    const top = this.scopes[this.scopes.length - 1];
+    if (top) {
+      top.add(obj);
+      rec.scope = top;
+    }
+  }
+
+  /** Frees the native side of `obj` now; false when it was already freed. */
+  release(obj, rec) {
+    if (rec.freed) return false;
+    if (rec.scope) rec.scope.delete(obj);
+    rec.scope = null;
+    if (this.registry) this.registry.unregister(rec);
+    this._free(rec);
+    return true;
+  }
+
+  _free(rec) {
+    rec.freed = true;
+    if (rec.kind === 'array') this.liveArrays--;
+    else this.liveModels--;
+    this.bytes -= rec.bytes;
+    rec.free();
+  }
+
+  _collected(rec) {
+    if (rec.freed) return;
+    this.leaked++;
+    try {
+      this._free(rec);
+    } catch {
+      // The instance may be gone; nothing more can be done for a collected object.
+    }
+    if (this.debug) {
+      this.warn(`cvmrt: ${rec.describe()} was garbage-collected without dispose(); it has been ` +
+        `freed now. Call dispose(), use \`using\` or cvm.scope().\n${rec.stack || ''}`);
+    }
+  }
+
+  /** Removes `obj` from whatever scope holds it, so no scope disposes it. */
+  keep(obj) {
+    const rec = obj && obj._rec;
+    if (!rec) throw new CvmLogicError('keep(): expected an array or a model');
+    if (rec.scope) rec.scope.delete(obj);
+    rec.scope = null;
+    return obj;
+  }
+
+  /** Runs fn (sync or async) and disposes what it created except what it returns. */
+  scope(fn) {
+    if (typeof fn !== 'function') throw new CvmLogicError('scope(): expected a function');
+    const set = new Set();
+    this.scopes.push(set);
+    let result;
+    try {
+      result = fn();
+    } catch (e) {
+      this._close(set, undefined);
+      throw e;
+    }
+    if (result && typeof result.then === 'function') {
+      return Promise.resolve(result).then(
+        (v) => { this._close(set, v); return v; },
+        (e) => { this._close(set, undefined); throw e; });
+    }
+    this._close(set, result);
+    return result;
+  }
+
+  _close(set, result) {
+    const i = this.scopes.lastIndexOf(set);
+    if (i >= 0) this.scopes.splice(i, 1);
+    const kept = new Set();
+    collect(result, kept, 0);
+    const parent = this.scopes[this.scopes.length - 1];
+    for (const obj of [...set]) {
+      if (kept.has(obj)) {
+        // A returned object belongs to the enclosing scope from now on.
+        set.delete(obj);
+        obj._rec.scope = parent || null;
+        if (parent) parent.add(obj);
+      } else {
+        obj.dispose();
+      }
+    }
+  }
+}
+
+// Finds the tracked objects inside a scope's result: arrays, plain objects, Maps and Sets.
+function collect(v, out, depth) {
+  if (v === null || typeof v !== 'object' || depth > 32) return;
+  if (v._rec) {
+    out.add(v);
+    return;
+  }
+  if (ArrayBuffer.isView(v)) return;
+  if (Array.isArray(v) || v instanceof Set) {
+    for (const x of v) collect(x, out, depth + 1);
+  } else if (v instanceof Map) {
+    for (const [k, x] of v) {
+      collect(k, out, depth + 1);
+      collect(x, out, depth + 1);
+    }
+  } else {
+    const proto = Object.getPrototypeOf(v);
+    if (proto === Object.prototype || proto === null) {
+      for (const k of Object.keys(v)) collect(v[k], out, depth + 1);
+    }
+  }
+}

@@ -1,0 +1,213 @@
+// CvmModel: a loaded, verified model (the CVMModel* / CVMSession* calls of c_api.h).
+import { asBytes } from './params.mjs';
+import { CvmLogicError, CvmRuntimeError } from './shared.mjs';
+
+const encoder = new TextEncoder();
+const inspect = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * Loads a model: `source` is the bytes of a cvmrt model file, or { json, params } for a CVM
+ * model (graph JSON as a string, bytes or an object; params as bytes in the legacy CVM or the
+ * cvmrt format, or omitted).
+ */
+export function loadModel(source) {
+  const n = this.native;
+  if (!n.hasModels) throw new CvmRuntimeError('this cvmrt wasm build has no model support (CVMModel* calls)');
+  const out = n.scratch;
+  n.setU32(out, 0);
+  const blocks = [];
+  try {
+    if (source && typeof source === 'object' && !ArrayBuffer.isView(source) &&
+        !(source instanceof ArrayBuffer) && 'json' in source) {
+      const { json, params } = source;
+      const graph = typeof json === 'string' ? encoder.encode(json)
+        : json instanceof ArrayBuffer || ArrayBuffer.isView(json) ? asBytes(json, 'loadModel()')
+          : encoder.encode(JSON.stringify(json));
+      const g = n.copyIn(graph, 8);
+      blocks.push(g.base);
+      let pp = 0;
+      let plen = 0;
+      if (params !== undefined && params !== null) {
+        const pb = asBytes(params, 'loadModel(): params');
+        const c = n.copyIn(pb, 64);
+        blocks.push(c.base);
+        pp = c.p;
+        plen = pb.byteLength;
+      }
+      n.call('CVMModelLoadCVM', g.p, graph.byteLength, pp, plen, out);
+    } else {
+      const bytes = asBytes(source, 'loadModel()');
+      const c = n.copyIn(bytes, 64);
+      blocks.push(c.base);
+      n.call('CVMModelLoadBytes', c.p, bytes.byteLength, out);
+    }
+  } finally {
+    for (const b of blocks) n.free(b);
+  }
+  return new CvmModel(this, n.u32(out));
+}
+
+export class CvmModel {
+  /** @internal Use cvm.loadModel(). */
+  constructor(cvm, handle) {
+    const n = cvm.native;
+    this._cvm = cvm;
+    this._h = handle;
+    this._session = 0;
+    const rec = {
+      kind: 'model',
+      bytes: 0,
+      free: () => {
+        // The session holds its own reference to the model; free both.
+        if (rec.session) n.call('CVMSessionFree', rec.session);
+        n.call('CVMModelFree', handle);
+      },
+      describe: () => 'a model',
+      session: 0,
+    };
+    this._rec = rec;
+    try {
+      this._readInfo();
+    } catch (e) {
+      n.call('CVMModelFree', handle);
+      throw e;
+    }
+    cvm.lifetimes.adopt(this, rec);
+  }
+
+  _readInfo() {
+    const n = this._cvm.native;
+    const s = n.scratch;
+    n.call('CVMModelGetCost', this._h, s, s + 8, s + 16);
+    this.cost = Object.freeze({ ops: n.u64(s), mem: n.u64(s + 8), total: n.u64(s + 16) });
+    n.call('CVMModelGetMemory', this._h, s, s + 8);
+    this.memory = Object.freeze({ planned: n.u64(s), unplanned: n.u64(s + 8) });
+    n.call('CVMModelGetByteLengths', this._h, s, s + 4);
+    this.byteLengths = Object.freeze({ input: n.u32(s), output: n.u32(s + 4) });
+    n.call('CVMModelGetPostprocess', this._h, s);
+    this.postprocess = n.string(n.u32(s));
+    const ver = n.malloc(64);
+    try {
+      n.call('CVMAPIGetVersion', this._h, ver);
+      this.version = n.string(ver);
+    } finally {
+      n.free(ver);
+    }
+    const io = (numFn, infoFn) => {
+      n.call(numFn, this._h, s);
+      const count = n.i32(s);
+      const list = [];
+      for (let i = 0; i < count; i++) {
+        n.call(infoFn, this._h, i, s, s + 4, s + 8, s + 12);
+        const nd = n.i32(s + 4);
+        const sp = n.u32(s + 8);
+        const shape = [];
+        for (let d = 0; d < nd; d++) shape.push(n.i64(sp + 8 * d));
+        list.push(Object.freeze({ name: n.string(n.u32(s)), shape: Object.freeze(shape), precision: n.i32(s + 12) }));
+      }
+      return Object.freeze(list);
+    };
+    this.inputs = io('CVMModelNumInputs', 'CVMModelGetInputInfo');
+    this.outputs = io('CVMModelNumOutputs', 'CVMModelGetOutputInfo');
+  }
+
+  get handle() {
+    if (this._rec.freed) throw new CvmLogicError('this model has been disposed');
+    return this._h;
+  }
+
+  get disposed() { return this._rec.freed; }
+
+  /**
+   * Runs the model. `inputs`: { data: array } (an int8 or int32 array of the input's shape, or
+   * data array() accepts, e.g. an Int8Array of the right size, reshaped to the input's shape).
+   * Returns the outputs (int32 arrays, one per graph head, in the order of `model.outputs`).
+   */
+  run(inputs) {
+    const n = this._cvm.native;
+    const h = this.handle;
+    if (!inputs || typeof inputs !== 'object') throw new CvmLogicError('run(): expected { data: array }');
+    const rec = this._rec;
+    if (!rec.session) {
+      const s = n.scratch;
+      n.call('CVMSessionCreate', h, s);
+      rec.session = n.u32(s);
+    }
+    const temps = [];
+    try {
+      for (const [name, value] of Object.entries(inputs)) {
+        const info = this.inputs.find((i) => i.name === name);
+        if (!info) {
+          throw new CvmLogicError(`run(): the model has no input "${name}" (inputs: ${this.inputs.map((i) => i.name).join(', ')})`);
+        }
+        let arr = value;
+        if (!(value && value._rec && value._rec.kind === 'array')) {
+          const dtype = value instanceof Int8Array ? 'int8' : 'int32';
+          // A flat typed or JS array takes the input's shape; nested arrays keep their own.
+          const flat = ArrayBuffer.isView(value) || (Array.isArray(value) && !Array.isArray(value[0]));
+          arr = this._cvm.array(value, { dtype, shape: flat ? info.shape : undefined });
+          temps.push(arr);
+        }
+        const np = n.cstring(name);
+        try {
+          n.call('CVMSessionSetInput', rec.session, np, arr.handle);
+        } finally {
+          n.free(np);
+        }
+      }
+      n.call('CVMSessionRun', rec.session);
+      const outs = [];
+      try {
+        for (let i = 0; i < this.outputs.length; i++) {
+          const s = n.scratch;
+          n.call('CVMSessionGetOutput', rec.session, i, s);
+          outs.push(this._cvm._wrap(n.u32(s)));
+        }
+      } catch (e) {
+        for (const o of outs) o.dispose();
+        throw e;
+      }
+      return outs;
+    } finally {
+      for (const t of temps) t.dispose();
+    }
+  }
+
+  /**
+   * The CVMAPIInference call: input bytes (int8, or little-endian int32 when the input
+   * precision is above 8) in, the spec section 7 output bytes (argmax, detection, ...) out.
+   */
+  infer(input) {
+    const n = this._cvm.native;
+    const h = this.handle;
+    const bytes = asBytes(input, 'infer()');
+    const cap = this.byteLengths.output;
+    const inC = n.copyIn(bytes, 8);
+    let outP = 0;
+    try {
+      outP = n.malloc(cap);
+      const s = n.scratch;
+      n.call('CVMModelInferBytes', h, inC.p, bytes.byteLength, outP, cap, s);
+      return n.u8.slice(outP, outP + n.u32(s));
+    } finally {
+      n.free(inC.base);
+      n.free(outP);
+    }
+  }
+
+  dispose() {
+    this._cvm.lifetimes.release(this, this._rec);
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
+
+  toString() {
+    return `CvmModel(${this.version}, ${this.inputs.length} input, ${this.outputs.length} outputs${this._rec.freed ? ', disposed' : ''})`;
+  }
+
+  [inspect]() {
+    return this.toString();
+  }
+}

@@ -1,0 +1,65 @@
+// The browser page: runs operators and a model through the installed cvmrt package (both
+// variants) and compares every output with the native bits in fixtures.json.
+import { init, simdSupported } from 'cvmrt';
+
+const rows = document.querySelector('#results tbody');
+const results = [];
+
+function hexBytes(hex) {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
+  return out;
+}
+function b64(s) {
+  return Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+}
+function same(a, b) {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+function report(check, variant, ok, detail, backend = '') {
+  results.push({ check, variant, backend, ok, detail });
+  const tr = document.createElement('tr');
+  tr.innerHTML = `<td>${check}</td><td>${variant}${backend ? ` (${backend})` : ''}</td><td class="${ok ? 'pass' : 'fail'}">${ok ? 'PASS' : 'FAIL'}</td><td>${detail}</td>`;
+  rows.appendChild(tr);
+}
+
+async function main() {
+  const fx = await (await fetch('./fixtures.json')).json();
+  document.querySelector('#info').innerHTML =
+    `SIMD128: <code>${simdSupported()}</code> · ${navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] || ''}`;
+  for (const variant of ['auto', 'plain']) {
+    const cvm = await init({ variant });
+    const v = cvm.info().variant;
+    const backend = cvm.info().backend;
+    for (const c of fx.ops) {
+      cvm.scope(() => {
+        const inputs = c.inputs.map((t) => cvm.fromBytes(hexBytes(t.hex), { shape: t.shape, dtype: t.dtype }));
+        const outs = cvm.opAll(c.op, inputs, c.attrs);
+        const ok = outs.length === c.expected.length && outs.every((o, i) =>
+          same([...o.toBytes()], [...hexBytes(c.expected[i].hex)]) && same(o.shape, c.expected[i].shape));
+        report(`op ${c.op}: ${c.name}`, v, ok, `${outs[0].dtype}[${outs[0].shape.join(', ')}]`, backend);
+      });
+    }
+    const m = fx.model;
+    cvm.scope(() => {
+      const model = cvm.loadModel({ json: m.json, params: b64(m.params) });
+      const outs = model.run({ data: cvm.fromBytes(b64(m.input), { shape: m.inputShape, dtype: 'int8' }) });
+      const got = [...outs[0].toTypedArray()];
+      const ok = same(got, m.output) && model.cost.total === m.cost.total && model.cost.ops === m.cost.ops;
+      const cls = new Int32Array(model.infer(b64(m.input)).buffer)[0];
+      report(`model ${m.name}`, v, ok && cls === m.argmax,
+        `class ${cls}, cost ${model.cost.total}, output [${got.join(', ')}]`, backend);
+    });
+    const mem = cvm.memory();
+    report('no live arrays', v, mem.liveArrays === 0 && mem.liveModels === 0, `heap ${(mem.wasmHeapBytes / 2 ** 20).toFixed(0)} MiB`, backend);
+  }
+}
+
+main().catch((e) => report('exception', '-', false, String(e && e.stack || e))).finally(() => {
+  const ok = results.length > 0 && results.every((r) => r.ok);
+  const status = document.querySelector('#status');
+  status.textContent = ok ? `OK — ${results.length} checks passed` : 'FAILED';
+  status.className = ok ? 'pass' : 'fail';
+  window.__cvmrtResults = results;
+  document.body.dataset.status = ok ? 'pass' : 'fail';
+});

@@ -1,0 +1,134 @@
+// The example models (../examples/models) through both variants: outputs and cost equal the
+// native CLI's, and the cost equals examples/models/expected.json (computed independently).
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CvmLogicError } from 'cvmrt';
+import { REPO, VARIANTS, nativeCli, nativeRun, readNpy, runtime } from './helpers.mjs';
+
+const MODELS = join(REPO, 'examples', 'models');
+const names = existsSync(MODELS)
+  ? readdirSync(MODELS).filter((f) => f.endsWith('.json') && f !== 'expected.json').map((f) => f.slice(0, -5)).sort()
+  : [];
+const expected = existsSync(join(MODELS, 'expected.json'))
+  ? JSON.parse(readFileSync(join(MODELS, 'expected.json'), 'utf8')) : {};
+const cli = nativeCli();
+const native = new Map();
+
+function files(name) {
+  return {
+    json: readFileSync(join(MODELS, `${name}.json`), 'utf8'),
+    params: readFileSync(join(MODELS, `${name}.params`)),
+    input: readNpy(join(MODELS, `${name}_input.npy`)),
+  };
+}
+
+test('example models exist', () => {
+  assert.ok(names.length >= 7, `expected the example models under ${MODELS}, found ${names.length}`);
+});
+
+for (const variant of VARIANTS) {
+  for (const name of names) {
+    test(`model ${variant} ${name}: cost and outputs equal the native CLI`, async (t) => {
+      const cvm = await runtime(variant);
+      const { json, params, input } = files(name);
+      cvm.scope(() => {
+        const model = cvm.loadModel({ json, params });
+        if (expected[name]) assert.deepEqual({ ...model.cost }, expected[name].cost, 'cost vs expected.json');
+        const data = cvm.fromBytes(input.bytes, { shape: input.shape, dtype: input.dtype });
+        const outs = model.run({ data });
+        assert.equal(outs.length, model.outputs.length);
+        if (expected[name] && expected[name].output) {
+          assert.deepEqual([...outs[0].toTypedArray()], expected[name].output);
+        }
+        if (!cli) {
+          t.skip(`native CLI not found (build/tools/cvmrt or $CVMRT_CLI): compared with expected.json only`);
+          return;
+        }
+        const ref = nativeRun(cli, [join(MODELS, `${name}.json`), '--params', join(MODELS, `${name}.params`),
+          '--input', `data=${join(MODELS, `${name}_input.npy`)}`]);
+        native.set(name, ref);
+        assert.deepEqual({ ...model.cost }, ref.cost, 'cost vs native');
+        assert.equal(outs.length, ref.outputs.length);
+        ref.outputs.forEach((o, i) => {
+          assert.equal(outs[i].dtype, o.dtype);
+          assert.deepEqual([...outs[i].shape], o.shape, `output ${i} shape`);
+          assert.deepEqual([...outs[i].toTypedArray()], o.data.map(Number), `output ${i} data`);
+          assert.equal(model.outputs[i].name, o.name);
+          assert.equal(model.outputs[i].precision, o.precision);
+        });
+        // CVMAPIInference layout (postprocess results: argmax, detection, ...).
+        if (ref.result) {
+          const bytes = model.infer(input.bytes);
+          const A = ref.result.type_size === 4 ? Int32Array : Int8Array;
+          const got = new A(bytes.buffer, bytes.byteOffset, bytes.byteLength / A.BYTES_PER_ELEMENT);
+          assert.deepEqual([...got], ref.result.values.map(Number), 'infer() bytes');
+        }
+        assert.equal(model.postprocess, ref.postprocess || '');
+      });
+      assert.equal(cvm.memory().liveArrays, 0);
+      assert.equal(cvm.memory().liveModels, 0);
+    });
+  }
+}
+
+test('models: lenet from a cvmrt model file, run twice, dispose', async (t) => {
+  const cvm = await runtime(VARIANTS[0]);
+  const { json, params, input } = files('lenet');
+  // A cvmrt model file made by the native converter, when the CLI exists.
+  let bytes = null;
+  if (cli) {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'js_eng_model_'));
+    try {
+      execFileSync(cli, ['convert', join(MODELS, 'lenet.json'), join(MODELS, 'lenet.params'), '-o', join(dir, 'l.cvmrt')], { stdio: 'ignore' });
+      bytes = readFileSync(join(dir, 'l.cvmrt'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const a = cvm.loadModel({ json: JSON.parse(json), params });
+  const b = bytes ? cvm.loadModel(bytes) : null;
+  const first = a.run({ data: new Int8Array(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength) });
+  const again = a.run({ data: new Int8Array(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength) });
+  assert.deepEqual([...first[0].toTypedArray()], [...again[0].toTypedArray()]);
+  if (b) {
+    assert.deepEqual({ ...b.cost }, { ...a.cost });
+    cvm.scope(() => {
+      const viaFile = b.run({ data: cvm.fromBytes(input.bytes, { shape: input.shape, dtype: 'int8' }) });
+      assert.deepEqual([...viaFile[0].toTypedArray()], [...first[0].toTypedArray()]);
+    });
+    b.dispose();
+  } else {
+    t.diagnostic('native CLI not found: the cvmrt model file path is not exercised');
+  }
+  assert.equal(a.postprocess, 'argmax');
+  assert.equal(new Int32Array(a.infer(input.bytes).buffer)[0], 5);
+  first.forEach((o) => o.dispose());
+  again.forEach((o) => o.dispose());
+  a[Symbol.dispose]();
+  assert.equal(a.disposed, true);
+  assert.equal(cvm.memory().liveModels, 0);
+});
+
+test('models: errors are CvmLogicError with the native message', async () => {
+  const cvm = await runtime(VARIANTS[VARIANTS.length - 1]);
+  assert.throws(() => cvm.loadModel({ json: '{"nodes": 3}', params: new Uint8Array(0) }), CvmLogicError);
+  assert.throws(() => cvm.loadModel(new Uint8Array([1, 2, 3, 4])), CvmLogicError);
+  const { json, params } = files('lenet');
+  const m = cvm.loadModel({ json, params });
+  try {
+    cvm.scope(() => {
+      assert.throws(() => m.run({ data: cvm.zeros([1, 1, 28, 27], 'int8') }), (e) => e instanceof CvmLogicError && /shape/.test(e.message));
+      assert.throws(() => m.run({ nodata: cvm.zeros([1], 'int8') }), /no input "nodata"/);
+    });
+    assert.throws(() => m.infer(new Uint8Array(3)), CvmLogicError);
+  } finally {
+    m.dispose();
+  }
+  assert.throws(() => m.run({ data: new Int8Array(784) }), /disposed/);
+  assert.equal(cvm.memory().liveArrays, 0);
+});
