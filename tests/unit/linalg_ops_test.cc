@@ -66,11 +66,14 @@ std::vector<Out> reference(const NDArray& a, const NDArray& b) {
           return nd == 3 ? std::vector<int64_t>{z, kk, j} : std::vector<int64_t>{kk, j};
         };
         if constexpr (std::is_integral_v<T>) {
-          int64_t acc = 0;
+          // Each int32 product is exact in int64; the sum wraps, so accumulate in uint64 (the
+          // low 32 bits are the int32 wrapping result).
+          uint64_t acc = 0;
           for (int64_t kk = 0; kk < k; ++kk) {
-            acc += static_cast<int64_t>(at<T>(a, ia(kk))) * static_cast<int64_t>(at<T>(b, ib(kk)));
+            acc += static_cast<uint64_t>(static_cast<int64_t>(at<T>(a, ia(kk))) *
+                                         static_cast<int64_t>(at<T>(b, ib(kk))));
           }
-          out.push_back(static_cast<Out>(static_cast<uint32_t>(static_cast<uint64_t>(acc))));
+          out.push_back(static_cast<Out>(static_cast<uint32_t>(acc)));
         } else {
           T acc = 0;
           for (int64_t kk = 0; kk < k; ++kk) {
