@@ -64,14 +64,45 @@ struct TensorView {
   }
 };
 
+// A body of a parallel loop: handles items [begin, end) of a loop over [0, n). It may run on
+// any thread, concurrently with the bodies of other ranges; it must not throw.
+using ParallelBody = void (*)(void* user, int64_t begin, int64_t end);
+
+// The op layer's thread pool as kernels see it (kernels never create threads themselves).
+// run(ctx, n, body, user) calls body(user, begin, end) over disjoint contiguous ranges that cover
+// [0, n) exactly once, on up to num_threads threads (the caller's included), and returns when
+// every range is done. It never allocates and never throws. Results must not depend on how the
+// ranges fall: split only over independent outputs, never inside one reduction's order.
+struct ParallelFor {
+  void (*run)(void* ctx, int64_t n, ParallelBody body, void* user);
+  void* ctx;
+  int32_t num_threads;    // >= 2: threads that run() may use
+  int64_t min_task_work;  // do not make tasks smaller than this many element operations
+};
+
+// Scratch memory the op layer lends to one kernel call (kernels never allocate), reached
+// through the params struct of the families that take it (Conv2dParams, DenseParams). A kernel
+// asks for what its chosen path needs, when it knows: acquire(ctx, bytes) returns at least
+// `bytes` bytes, 64-byte aligned, uninitialised, owned by the op layer and valid until the
+// kernel returns; or null when it cannot lend them (too large, out of memory, a limit), and the
+// kernel then takes a path that needs none (every kernel that asks has one, so the answer
+// never changes results). acquire never throws; call it from the kernel's calling thread only,
+// never from a parallel body. A kernel may call it several times; blocks do not overlap.
+struct Scratch {
+  void* (*acquire)(void* ctx, int64_t bytes);
+  void* ctx;
+};
+
 // One kernel invocation: inputs, outputs and the op family's POD parameter struct (or null).
 // Input and output views of an elementwise call always have the same ndim and shape.
+// `parallel` (null: run serially) is valid for the duration of the call only.
 struct KernelCall {
   const TensorView* inputs;
   int32_t num_inputs;
   const TensorView* outputs;
   int32_t num_outputs;
   const void* params;
+  const ParallelFor* parallel;
 };
 
 using KernelFn = void (*)(const KernelCall& call);
@@ -89,6 +120,11 @@ enum CpuFeature : uint32_t {
   kCpuAmxTile = 1u << 7,
   kCpuAmxInt8 = 1u << 8,
 };
+// Names of the CpuFeature bits, bit i at index i (as __builtin_cpu_supports spells them).
+constexpr const char* kCpuFeatureNames[] = {"avx2",       "fma",      "avx512f",
+                                            "avx512bw",   "avx512vl", "avx512vnni",
+                                            "avxvnni",    "amx-tile", "amx-int8"};
+constexpr int kNumCpuFeatures = sizeof(kCpuFeatureNames) / sizeof(kCpuFeatureNames[0]);
 
 // One line of a backend's table: which op, for which output element type, how, and by what.
 struct KernelEntry {
@@ -105,13 +141,19 @@ struct BackendTable {
   const char* name;              // "scalar", "simd", "wasm", "cuda"
   const KernelEntry* entries;    // `count` lines
   size_t count;
-  uint32_t (*cpu_features)();    // features present on this machine (null: none needed)
+  uint32_t (*cpu_features)();    // features usable on this machine, after the CVMRT_ISA cap
+                                 // (null: none needed)
   int32_t device_type;           // DLPack device type its kernels run on (1 = CPU, 2 = CUDA)
+  // Features the CPU has, before the CVMRT_ISA cap (null: same as cpu_features), and the level
+  // CVMRT_ISA caps them to ("" when none; null: no cap applies): for the system report only.
+  uint32_t (*detected_cpu_features)() = nullptr;
+  const char* (*isa_cap)() = nullptr;
 };
 
 // The tables, one per compiled backend (defined in backends/<name>/<name>_table.cc).
 extern const BackendTable kScalarBackend;
 extern const BackendTable kSimdBackend;
+extern const BackendTable kWasmBackend;  // WebAssembly SIMD128 (the simd wasm module only)
 
 // ---- POD parameter structs shared by every backend's kernels of a family ----
 

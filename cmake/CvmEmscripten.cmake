@@ -13,7 +13,7 @@ if(NOT EMSCRIPTEN)
 endif()
 
 set(CVMRT_WASM_VARIANT "simd" CACHE STRING
-    "simd: with the SIMD128 'wasm' kernel backend; plain: scalar kernels only (engines without SIMD)")
+    "simd: with the SIMD128 'wasm' kernel backend; plain: scalar kernels only (no SIMD needed)")
 set_property(CACHE CVMRT_WASM_VARIANT PROPERTY STRINGS simd plain)
 if(NOT CVMRT_WASM_VARIANT MATCHES "^(simd|plain)$")
   message(FATAL_ERROR "CVMRT_WASM_VARIANT must be simd or plain, found '${CVMRT_WASM_VARIANT}'")
@@ -98,6 +98,7 @@ if(CVMRT_BUILD_TESTS)
   if(NOT CMAKE_CROSSCOMPILING_EMULATOR MATCHES "node$")
     message(FATAL_ERROR "configure with -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node: emcmake's "
                         "default adds --experimental-wasm-threads, which node 20 rejects, and "
-                        "test discovery then finds nothing (found '${CMAKE_CROSSCOMPILING_EMULATOR}')")
+                        "test discovery then finds nothing "
+                        "(found '${CMAKE_CROSSCOMPILING_EMULATOR}')")
   endif()
 endif()

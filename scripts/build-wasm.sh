@@ -23,7 +23,10 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-command -v emcmake >/dev/null || { echo "emcmake not found: apt-get install emscripten" >&2; exit 1; }
+if ! command -v emcmake >/dev/null; then
+  echo "emcmake not found: apt-get install emscripten" >&2
+  exit 1
+fi
 # emscripten 3.1.6's optimizing link needs Debian's acorn, which NodeSource node does not search.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 node_bin="$(command -v node)"

@@ -1,7 +1,9 @@
-// POD kernel parameters of the CVM nn family (conv2d, max_pool2d, upsampling; dense has none).
+// POD kernel parameters of the CVM nn family (conv2d, dense, max_pool2d, upsampling).
 #pragma once
 
 #include <cstdint>
+
+#include "kernel_abi.h"
 
 namespace cvm {
 namespace kernel {
@@ -14,6 +16,15 @@ struct Conv2dParams {
   int64_t pad_h, pad_w;
   int64_t dilation_h, dilation_w;
   int64_t groups;
+  // Scratch the kernel may ask for (kernel_abi.h); null: none. The reference asks for none;
+  // the x86 kernels repack operands into it, and run the reference without it.
+  const Scratch* scratch;
+};
+
+// "dense" (int32): inputs x (M, K), w (units, K) and, when there are three inputs, bias
+// (units); output (M, units). The params pointer itself may be null (no scratch).
+struct DenseParams {
+  const Scratch* scratch;  // as in Conv2dParams
 };
 
 // "max_pool2d" (int32): input (N, C, H, W), output (N, C, OH, OW). Window (oh, ow) covers rows

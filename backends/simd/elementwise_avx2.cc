@@ -1,55 +1,38 @@
-// AVX2 kernels for wrapping integer add/sub (compiled with -mavx2 for this file only).
+// AVX2 elementwise integer kernels: add/sub of every integer width, int32 mul, div, maximum,
+// relu, clip and the CVM shifts (compiled with -mavx2 for this file only).
 #include <immintrin.h>
 
+#include <cstdint>
 #include <cstring>
 
+#include "params/elementwise.h"
 #include "simd_kernels.h"
-#include "strided_loop.h"
 
 namespace cvm {
 namespace kernel {
 namespace simd {
 namespace {
 
-struct Vec {
-  static constexpr int kBytes = 32;
-  static __m256i load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-  static void store(void* p, __m256i v) { _mm256_storeu_si256(static_cast<__m256i*>(p), v); }
-  template <int Bits>
-  static __m256i add(__m256i a, __m256i b) {
-    if constexpr (Bits == 8) return _mm256_add_epi8(a, b);
-    else if constexpr (Bits == 16) return _mm256_add_epi16(a, b);
-    else if constexpr (Bits == 32) return _mm256_add_epi32(a, b);
-    else return _mm256_add_epi64(a, b);
-  }
-  template <int Bits>
-  static __m256i sub(__m256i a, __m256i b) {
-    if constexpr (Bits == 8) return _mm256_sub_epi8(a, b);
-    else if constexpr (Bits == 16) return _mm256_sub_epi16(a, b);
-    else if constexpr (Bits == 32) return _mm256_sub_epi32(a, b);
-    else return _mm256_sub_epi64(a, b);
-  }
-  template <int Bits, typename U>
-  static __m256i splat(U v) {
-    if constexpr (Bits == 8) return _mm256_set1_epi8(static_cast<char>(v));
-    else if constexpr (Bits == 16) return _mm256_set1_epi16(static_cast<short>(v));
-    else if constexpr (Bits == 32) return _mm256_set1_epi32(static_cast<int>(v));
-    else return _mm256_set1_epi64x(static_cast<long long>(v));
-  }
-};
-
-#include "binary_int_rows.inc"
-
-constexpr int bits_of(ElemType t) { return 8 * kElemSizes[static_cast<int>(t)]; }
+// In this order: the ISA's vector primitives, the shared loop helpers, then the kernel
+// templates that use both.
+// clang-format off
+#include "vec_avx2.inc"
+#include "kernel_loops.inc"
+#include "elementwise_rows.inc"
+// clang-format on
 
 }  // namespace
 
 template <ElemType T>
-void add_avx2(const KernelCall& call) { binary_int_rows<bits_of(T), false>(call); }
+void add_avx2(const KernelCall& call) {
+  add_sub_kernel<T, false>(call);
+}
 template <ElemType T>
-void sub_avx2(const KernelCall& call) { binary_int_rows<bits_of(T), true>(call); }
+void sub_avx2(const KernelCall& call) {
+  add_sub_kernel<T, true>(call);
+}
 
-#define CVM_INSTANTIATE(E)                                 \
+#define CVM_INSTANTIATE(E)                                \
   template void add_avx2<ElemType::E>(const KernelCall&); \
   template void sub_avx2<ElemType::E>(const KernelCall&);
 CVM_INSTANTIATE(kInt8)
@@ -61,6 +44,11 @@ CVM_INSTANTIATE(kUInt16)
 CVM_INSTANTIATE(kUInt32)
 CVM_INSTANTIATE(kUInt64)
 #undef CVM_INSTANTIATE
+
+#define CVM_EXPORT_KERNEL(name, impl) \
+  void name##_avx2(const KernelCall& call) { impl(call); }
+CVM_SIMD_ELEMENTWISE_KERNELS(CVM_EXPORT_KERNEL)
+#undef CVM_EXPORT_KERNEL
 
 }  // namespace simd
 }  // namespace kernel

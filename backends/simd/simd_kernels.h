@@ -12,7 +12,9 @@ namespace cvm {
 namespace kernel {
 namespace simd {
 
-uint32_t cpu_features();  // CpuFeature bits of this machine, capped by CVMRT_ISA
+uint32_t cpu_features();           // CpuFeature bits of this machine, capped by CVMRT_ISA
+uint32_t detected_cpu_features();  // the same before the cap
+const char* isa_cap();             // the CVMRT_ISA level in force ("" when uncapped)
 
 template <ElemType T>
 void add_avx2(const KernelCall& call);
@@ -22,6 +24,29 @@ template <ElemType T>
 void add_avx512(const KernelCall& call);
 template <ElemType T>
 void sub_avx512(const KernelCall& call);
+
+// int32 elementwise (elementwise_<isa>.cc; scalar equivalents in backends/scalar): mul, div
+// and maximum are binary (broadcast inputs have stride 0); relu, and clip / cvm_right_shift /
+// cvm_left_shift with CvmClampParams, are unary and may run in place.
+// max_pool2d / upsampling (spatial_<isa>.cc): MaxPool2dParams / UpsamplingParams.
+// reduce_sum / reduce_max (int32) and reduce_sum (float32) (reduce_<isa>.cc): ReduceParams,
+// view layout of params/reduce.h.
+#define CVM_DECLARE_SIMD_KERNEL(name)      \
+  void name##_avx2(const KernelCall& call); \
+  void name##_avx512(const KernelCall& call);
+CVM_DECLARE_SIMD_KERNEL(mul_i32)
+CVM_DECLARE_SIMD_KERNEL(maximum_i32)
+CVM_DECLARE_SIMD_KERNEL(div_i32)
+CVM_DECLARE_SIMD_KERNEL(relu_i32)
+CVM_DECLARE_SIMD_KERNEL(clip_i32)
+CVM_DECLARE_SIMD_KERNEL(cvm_right_shift_i32)
+CVM_DECLARE_SIMD_KERNEL(cvm_left_shift_i32)
+CVM_DECLARE_SIMD_KERNEL(max_pool2d_i32)
+CVM_DECLARE_SIMD_KERNEL(upsampling_i32)
+CVM_DECLARE_SIMD_KERNEL(reduce_sum_i32)
+CVM_DECLARE_SIMD_KERNEL(reduce_max_i32)
+CVM_DECLARE_SIMD_KERNEL(reduce_sum_f32)
+#undef CVM_DECLARE_SIMD_KERNEL
 
 }  // namespace simd
 }  // namespace kernel

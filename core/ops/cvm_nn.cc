@@ -9,6 +9,7 @@
 #include <string>
 
 #include "attrs.h"
+#include "cvm/allocator.h"
 #include "kernel_views.h"
 #include "op_def.h"
 #include "precision.h"
@@ -83,6 +84,47 @@ int product_precision(const OpDef& op, const std::vector<int>& p, int64_t terms)
   return out;
 }
 
+// Scratch lent to one kernel call (kernel_abi.h): blocks from the arrays' device allocator
+// (whose cache makes repeated calls cheap), given back when the call is over. Never throws
+// into the kernel: a refused allocation answers null and the kernel does without.
+class KernelScratch {
+ public:
+  explicit KernelScratch(Device device)
+      : device_(device), scratch_{&KernelScratch::acquire, this} {}
+  ~KernelScratch() {
+    for (int i = 0; i < count_; ++i) {
+      Allocator::get(device_).free(blocks_[i].data, blocks_[i].bytes);
+    }
+  }
+  KernelScratch(const KernelScratch&) = delete;
+  KernelScratch& operator=(const KernelScratch&) = delete;
+
+  const kernel::Scratch* get() const { return &scratch_; }
+
+ private:
+  static void* acquire(void* ctx, int64_t bytes) noexcept {
+    auto* self = static_cast<KernelScratch*>(ctx);
+    if (bytes <= 0 || self->count_ == kMaxBlocks) return nullptr;
+    try {
+      void* p = Allocator::get(self->device_).allocate(static_cast<size_t>(bytes));
+      self->blocks_[self->count_++] = {p, static_cast<size_t>(bytes)};
+      return p;
+    } catch (...) {
+      return nullptr;
+    }
+  }
+
+  static constexpr int kMaxBlocks = 4;
+  struct Block {
+    void* data;
+    size_t bytes;
+  };
+  Device device_;
+  kernel::Scratch scratch_;
+  Block blocks_[kMaxBlocks] = {};
+  int count_ = 0;
+};
+
 // ---------------------------------------------------------------------------------------------
 // conv2d
 
@@ -116,7 +158,7 @@ class Conv2dOp : public OpDef {
     a->kernel_h = kernel[0];
     a->kernel_w = kernel[1];
     a->params = {strides[0],  strides[1],  padding[0], padding.back(),
-                 dilation[0], dilation[1], groups};
+                 dilation[0], dilation[1], groups,     nullptr};
     return a;
   }
 
@@ -163,8 +205,11 @@ class Conv2dOp : public OpDef {
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs) const override {
     const auto& a = static_cast<const Conv2dAttrs&>(attrs);
+    KernelScratch scratch(inputs[0].device());
+    kernel::Conv2dParams params = a.params;
+    params.scratch = scratch.get();
     run_kernel(find_kernel("conv2d", kernel::ElemType::kInt32, inputs[0].device()),
-               plain_views(outputs, inputs), 1, &a.params);
+               plain_views(outputs, inputs), 1, &params);
   }
 
  private:
@@ -239,8 +284,10 @@ class DenseOp : public OpDef {
 
   void compute(const OpAttrs&, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs) const override {
+    KernelScratch scratch(inputs[0].device());
+    const kernel::DenseParams params{scratch.get()};
     run_kernel(find_kernel("dense", kernel::ElemType::kInt32, inputs[0].device()),
-               plain_views(outputs, inputs), 1, nullptr);
+               plain_views(outputs, inputs), 1, &params);
   }
 };
 

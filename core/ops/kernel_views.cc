@@ -3,6 +3,7 @@
 
 #include "cvm/check.h"
 #include "registry_internal.h"
+#include "thread_pool.h"
 
 namespace cvm {
 namespace ops {
@@ -75,6 +76,9 @@ void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& view
   call.inputs = views.data() + num_outputs;
   call.num_inputs = static_cast<int32_t>(views.size()) - num_outputs;
   call.params = params;
+  // The pool's loop when more than one thread may run, so kernels split large work.
+  const kernel::ParallelFor parallel = threads::kernel_parallel_for();
+  call.parallel = parallel.num_threads > 1 ? &parallel : nullptr;
   fn(call);
 }
 

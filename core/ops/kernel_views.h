@@ -31,7 +31,8 @@ kernel::TensorView plain_view(const NDArray& array, void* data);
 std::vector<kernel::TensorView> plain_views(const std::vector<NDArray>& outputs,
                                             const std::vector<NDArray>& inputs);
 
-// Runs `fn` over views [0, num_outputs) as outputs and the rest as inputs.
+// Runs `fn` over views [0, num_outputs) as outputs and the rest as inputs, with the thread
+// pool's ParallelFor when cvm::num_threads() > 1.
 void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& views,
                 int num_outputs, const void* params);
 

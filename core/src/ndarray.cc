@@ -1,6 +1,7 @@
 // NDArray lifetime, creation, data access, lazy copies and byte transfer.
 #include "cvm/ndarray.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "container.h"
@@ -93,6 +94,17 @@ const Container& checked(const Container* c) {
   return *c;
 }
 
+// `bytes` (>= 0) as a size_t. Where size_t is narrower than int64 (wasm32: 4 GiB), a larger
+// array cannot exist: out of memory, never a silently truncated allocation.
+size_t to_size(int64_t bytes, const char* what) {
+  if constexpr (sizeof(size_t) < sizeof(int64_t)) {
+    CHECK(static_cast<uint64_t>(bytes) <= static_cast<uint64_t>(SIZE_MAX))
+        << "out of memory: " << what << " of " << bytes << " bytes exceeds this platform's "
+        << "address space (" << SIZE_MAX << " bytes)";
+  }
+  return static_cast<size_t>(bytes);
+}
+
 }  // namespace
 
 NDArray::NDArray(const NDArray& o) : c_(o.c_) {
@@ -133,7 +145,7 @@ NDArray NDArray::empty(const Shape& shape, DataType dtype, Device device) {
     VERIFY(shape[i] >= 0) << "negative extent " << shape[i] << " in shape " << shape;
   }
   int64_t n = shape.numel();
-  size_t nbytes = static_cast<size_t>(checked_mul(n, static_cast<int64_t>(dtype.bytes()), "array size"));
+  size_t nbytes = to_size(checked_mul(n, static_cast<int64_t>(dtype.bytes()), "array size"), "array");
   Buffer* buffer = Buffer::allocate(nbytes, device);
   return NDArray(new_container(buffer, 0, shape, shape.contiguous_strides(), dtype));
 }
@@ -173,7 +185,8 @@ NDArray NDArray::from_external(void* data, const Shape& shape, DataType dtype, D
   int64_t elements = 0;
   VERIFY(!__builtin_sub_overflow(hi, lo, &elements) && elements < INT64_MAX)
       << "external array: span overflows int64";
-  size_t span = n == 0 ? 0 : static_cast<size_t>(checked_mul(elements + 1, esize, "external array span"));
+  size_t span = n == 0 ? 0 : to_size(checked_mul(elements + 1, esize, "external array span"),
+                                     "external array");
   checked_mul(-lo, esize, "external array span");
   char* base = static_cast<char*>(data) + lo * esize;
   bool aligned = reinterpret_cast<uintptr_t>(base) % dtype.bytes() == 0;

@@ -1,6 +1,8 @@
 // Kernel lookup for the op layer, built from the backends' tables.
 #pragma once
 
+#include <vector>
+
 #include "cvm/dtype.h"
 #include "cvm/device.h"
 #include "kernel_abi.h"
@@ -14,5 +16,8 @@ kernel::ElemType elem_type_of(DataType t);
 // preferred backend when it has a usable one, else from the scalar reference. LogicError when
 // no compiled backend has the op for that type.
 kernel::KernelFn find_kernel(const char* op, kernel::ElemType t, Device device);
+
+// The compiled backends' tables, best first (scalar last).
+const std::vector<const kernel::BackendTable*>& backend_tables();
 
 }  // namespace cvm

@@ -236,7 +236,7 @@ TEST_CASE("CVMOpRun: tuple attributes from JSON arrays; two-output operators", "
   CHECK(CVMArrayFree(boxes) == CVM_STATUS_OK);
 }
 
-TEST_CASE("CVMOpRun: threads keep their own output lists", "[capi_ops]") {
+TEST_CASE("CVMOpRun: threads keep their own output lists", "[capi_ops][threads]") {
   REQUIRE(has_op("negative"));
   std::vector<std::thread> threads;
   std::vector<int> ok(8, 0);

@@ -79,7 +79,7 @@ TEST_CASE("guard maps every exception class to a status and a message", "[capi]"
   CHECK(last_error() == "check 8");
 }
 
-TEST_CASE("the last error is thread-local", "[capi]") {
+TEST_CASE("the last error is thread-local", "[capi][threads]") {
   REQUIRE(CVMArrayFree(nullptr) == CVM_STATUS_OK);
   CHECK(CVMArrayCopyToBytes(nullptr, nullptr, 0) == CVM_STATUS_LOGIC_ERROR);
   std::string main_before = last_error();

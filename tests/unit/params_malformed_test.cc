@@ -372,7 +372,7 @@ TEST_CASE("params: cvmrt: hand-crafted bad fields give clear logic errors", "[pa
   }
   SECTION("table of contents size out of range") {
     std::vector<uint8_t> f = craft(good);
-    for (uint64_t size : {uint64_t{1} << 62, f.size() - 23, uint64_t{3}}) {
+    for (uint64_t size : {uint64_t{1} << 62, static_cast<uint64_t>(f.size() - 23), uint64_t{3}}) {
       for (int i = 0; i < 8; ++i) f[16 + i] = static_cast<uint8_t>(size >> (8 * i));
       REQUIRE_THROWS_AS(loads(f), LogicError);
     }

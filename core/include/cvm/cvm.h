@@ -10,4 +10,6 @@
 #include "cvm/params.h"
 #include "cvm/registry.h"
 #include "cvm/shape.h"
+#include "cvm/system.h"
+#include "cvm/threads.h"
 #include "cvm/version.h"

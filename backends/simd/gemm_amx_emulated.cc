@@ -1,0 +1,38 @@
+// The AMX conv2d/dense kernels with software tiles (CVM_AMX_EMULATE in gemm_amx.inc), for tests
+// of their packing and tiling on CPUs without AMX. Compiled with AVX-512 VNNI flags only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+
+#include <cstdint>
+#include <cstring>
+
+#include "gemm_kernels.h"
+#include "gemm_plan.h"
+#include "params/nn.h"
+
+#define CVM_AMX_EMULATE 1
+
+namespace cvm {
+namespace kernel {
+namespace simd {
+namespace {
+
+// clang-format off: the engine parts build on each other in this order
+#include "gemm_avx512.inc"
+#include "gemm_engine.inc"
+#include "gemm_depthwise.inc"
+#include "gemm_conv2d.inc"
+#include "gemm_dense.inc"
+#include "gemm_amx.inc"
+// clang-format on
+
+}  // namespace
+
+void conv2d_i8i32__amx_emulated(const KernelCall& call) { conv2d_amx_entry(call); }
+void dense_i8i32__amx_emulated(const KernelCall& call) { dense_amx_entry(call); }
+
+}  // namespace simd
+}  // namespace kernel
+}  // namespace cvm

@@ -1,0 +1,33 @@
+// AVX2 reduction kernels: int32 sum and max, float32 sum in the 16-lane order (compiled with
+// -mavx2 for this file only).
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "params/reduce.h"
+#include "simd_kernels.h"
+
+namespace cvm {
+namespace kernel {
+namespace simd {
+namespace {
+
+// In this order: the ISA's vector primitives, the shared loop helpers, then the kernel
+// templates that use both.
+// clang-format off
+#include "vec_avx2.inc"
+#include "kernel_loops.inc"
+#include "reduce.inc"
+// clang-format on
+
+}  // namespace
+
+#define CVM_EXPORT_KERNEL(name, impl) \
+  void name##_avx2(const KernelCall& call) { impl(call); }
+CVM_SIMD_REDUCE_KERNELS(CVM_EXPORT_KERNEL)
+#undef CVM_EXPORT_KERNEL
+
+}  // namespace simd
+}  // namespace kernel
+}  // namespace cvm

@@ -1,0 +1,38 @@
+// AVX-512 reduction kernels: int32 sum and max, float32 sum in the 16-lane order (compiled with
+// -mavx512f -mavx512bw for this file only).
+// GCC 12 warns about the _mm512_undefined_*() placeholders inside its own AVX-512 intrinsics
+// (GCC bug 105593, fixed in GCC 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+
+#include <cstdint>
+#include <cstring>
+
+#include "params/reduce.h"
+#include "simd_kernels.h"
+
+namespace cvm {
+namespace kernel {
+namespace simd {
+namespace {
+
+// In this order: the ISA's vector primitives, the shared loop helpers, then the kernel
+// templates that use both.
+// clang-format off
+#include "vec_avx512.inc"
+#include "kernel_loops.inc"
+#include "reduce.inc"
+// clang-format on
+
+}  // namespace
+
+#define CVM_EXPORT_KERNEL(name, impl) \
+  void name##_avx512(const KernelCall& call) { impl(call); }
+CVM_SIMD_REDUCE_KERNELS(CVM_EXPORT_KERNEL)
+#undef CVM_EXPORT_KERNEL
+
+}  // namespace simd
+}  // namespace kernel
+}  // namespace cvm

@@ -1,0 +1,32 @@
+// AVX2 int32 max_pool2d and upsampling kernels (compiled with -mavx2 for this file only).
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "params/nn.h"
+#include "simd_kernels.h"
+
+namespace cvm {
+namespace kernel {
+namespace simd {
+namespace {
+
+// In this order: the ISA's vector primitives, the shared loop helpers, then the kernel
+// templates that use both.
+// clang-format off
+#include "vec_avx2.inc"
+#include "kernel_loops.inc"
+#include "spatial.inc"
+// clang-format on
+
+}  // namespace
+
+#define CVM_EXPORT_KERNEL(name, impl) \
+  void name##_avx2(const KernelCall& call) { impl(call); }
+CVM_SIMD_SPATIAL_KERNELS(CVM_EXPORT_KERNEL)
+#undef CVM_EXPORT_KERNEL
+
+}  // namespace simd
+}  // namespace kernel
+}  // namespace cvm

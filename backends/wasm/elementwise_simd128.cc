@@ -1,0 +1,177 @@
+// SIMD128 int32 elementwise kernels: add, sub, mul, maximum, minimum (with NumPy broadcasting as
+// stride-0 views), relu and the CVM clamping family clip / cvm_right_shift / cvm_left_shift.
+#include <cstdint>
+
+#include "params/elementwise.h"
+#include "simd128.h"
+#include "strided_loop.h"
+#include "wasm_kernels.h"
+
+namespace cvm {
+namespace kernel {
+namespace wasm {
+namespace {
+
+constexpr int64_t kInt = sizeof(int32_t);
+
+// Each op in vector and scalar form; integer arithmetic wraps (i32x4.add/sub/mul keep the low
+// 32 bits, as the reference's uint32 arithmetic does).
+struct Add {
+  static v128_t vec(v128_t a, v128_t b) { return wasm_i32x4_add(a, b); }
+  static int32_t one(int32_t a, int32_t b) {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+  }
+};
+struct Sub {
+  static v128_t vec(v128_t a, v128_t b) { return wasm_i32x4_sub(a, b); }
+  static int32_t one(int32_t a, int32_t b) {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+  }
+};
+struct Mul {
+  static v128_t vec(v128_t a, v128_t b) { return wasm_i32x4_mul(a, b); }
+  static int32_t one(int32_t a, int32_t b) {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+  }
+};
+struct Max {
+  static v128_t vec(v128_t a, v128_t b) { return wasm_i32x4_max(a, b); }
+  static int32_t one(int32_t a, int32_t b) { return a < b ? b : a; }
+};
+struct Min {
+  static v128_t vec(v128_t a, v128_t b) { return wasm_i32x4_min(a, b); }
+  static int32_t one(int32_t a, int32_t b) { return b < a ? b : a; }
+};
+
+int32_t load_at(const char* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+void store_at(char* p, int32_t v) { std::memcpy(p, &v, sizeof v); }
+
+// out = Op(a, b) row by row. Rows where both operands are contiguous, or one is contiguous and
+// the other broadcast (step 0: a bias or a scalar), run 4 lanes at a time. Every vector loads
+// both operands before storing, so out may be the same memory as an input.
+template <typename Op>
+void binary(const KernelCall& call) {
+  const TensorView* const views[3] = {&call.outputs[0], &call.inputs[0], &call.inputs[1]};
+  for_each_row(views, [](char* const* ptr, int64_t n, const int64_t* step) {
+    char* out = ptr[0];
+    const char* a = ptr[1];
+    const char* b = ptr[2];
+    int64_t i = 0;
+    if (step[0] == kInt) {
+      auto* o = reinterpret_cast<int32_t*>(out);
+      const auto* pa = reinterpret_cast<const int32_t*>(a);
+      const auto* pb = reinterpret_cast<const int32_t*>(b);
+      if (step[1] == kInt && step[2] == kInt) {
+        for (; i + 4 <= n; i += 4) store4(o + i, Op::vec(load4(pa + i), load4(pb + i)));
+      } else if (step[1] == kInt && step[2] == 0) {
+        const v128_t vb = wasm_i32x4_splat(load_at(b));
+        for (; i + 4 <= n; i += 4) store4(o + i, Op::vec(load4(pa + i), vb));
+      } else if (step[1] == 0 && step[2] == kInt) {
+        const v128_t va = wasm_i32x4_splat(load_at(a));
+        for (; i + 4 <= n; i += 4) store4(o + i, Op::vec(va, load4(pb + i)));
+      }
+    }
+    for (; i < n; ++i) {
+      store_at(out + i * step[0], Op::one(load_at(a + i * step[1]), load_at(b + i * step[2])));
+    }
+  });
+}
+
+// out = Op(x) row by row, 4 lanes at a time where both are contiguous; out may alias x.
+template <typename Op>
+void unary(const KernelCall& call, const Op& op) {
+  const TensorView* const views[2] = {&call.outputs[0], &call.inputs[0]};
+  for_each_row(views, [&op](char* const* ptr, int64_t n, const int64_t* step) {
+    int64_t i = 0;
+    if (step[0] == kInt && step[1] == kInt) {
+      auto* o = reinterpret_cast<int32_t*>(ptr[0]);
+      const auto* x = reinterpret_cast<const int32_t*>(ptr[1]);
+      for (; i + 4 <= n; i += 4) store4(o + i, op.vec(load4(x + i)));
+    }
+    for (; i < n; ++i) store_at(ptr[0] + i * step[0], op.one(load_at(ptr[1] + i * step[1])));
+  });
+}
+
+// clamp(v, lo, hi) of the CVM clamping ops (lo < hi, validated by the op layer).
+struct Clamp {
+  explicit Clamp(const CvmClampParams& p)
+      : lo(p.lo), hi(p.hi), vlo(wasm_i32x4_splat(p.lo)), vhi(wasm_i32x4_splat(p.hi)) {}
+  v128_t vec(v128_t v) const { return wasm_i32x4_min(wasm_i32x4_max(v, vlo), vhi); }
+  int32_t one(int32_t v) const { return v < lo ? lo : v > hi ? hi : v; }
+  int32_t lo, hi;
+  v128_t vlo, vhi;
+};
+
+struct Relu {
+  v128_t vec(v128_t v) const { return wasm_i32x4_max(v, wasm_i32x4_splat(0)); }
+  int32_t one(int32_t v) const { return v > 0 ? v : 0; }
+};
+
+struct ClipOp {
+  v128_t vec(v128_t v) const { return c.vec(v); }
+  int32_t one(int32_t v) const { return c.one(v); }
+  Clamp c;
+};
+
+// ((x >> (s-1)) + 1) >> 1 with arithmetic shifts and a wrapping add, then clamped; s in 1..32,
+// so both shift counts are in 0..31 (i32x4.shr_s takes its count modulo 32).
+struct RightShift {
+  v128_t vec(v128_t v) const {
+    const v128_t t = wasm_i32x4_add(wasm_i32x4_shr(v, shift - 1), wasm_i32x4_splat(1));
+    return c.vec(wasm_i32x4_shr(t, 1));
+  }
+  int32_t one(int32_t v) const {
+    const int32_t t = static_cast<int32_t>(static_cast<uint32_t>(v >> (shift - 1)) + 1u);
+    return c.one(t >> 1);
+  }
+  int32_t shift;
+  Clamp c;
+};
+
+// x << s keeping the low 32 bits (s = 32 gives 0; i32x4.shl would take 32 as 0), clamped.
+struct LeftShift {
+  v128_t vec(v128_t v) const {
+    return c.vec(shift >= 32 ? wasm_i32x4_splat(0) : wasm_i32x4_shl(v, shift));
+  }
+  int32_t one(int32_t v) const {
+    return c.one(shift >= 32 ? 0 : static_cast<int32_t>(static_cast<uint32_t>(v) << shift));
+  }
+  int32_t shift;
+  Clamp c;
+};
+
+const CvmClampParams& clamp_params(const KernelCall& call) {
+  return *static_cast<const CvmClampParams*>(call.params);
+}
+
+}  // namespace
+
+void add_i32__wasm_simd128(const KernelCall& call) { binary<Add>(call); }
+void sub_i32__wasm_simd128(const KernelCall& call) { binary<Sub>(call); }
+void mul_i32__wasm_simd128(const KernelCall& call) { binary<Mul>(call); }
+void maximum_i32__wasm_simd128(const KernelCall& call) { binary<Max>(call); }
+void minimum_i32__wasm_simd128(const KernelCall& call) { binary<Min>(call); }
+
+void relu_i32__wasm_simd128(const KernelCall& call) { unary(call, Relu{}); }
+
+void clip_i32__wasm_simd128(const KernelCall& call) {
+  unary(call, ClipOp{Clamp(clamp_params(call))});
+}
+
+void cvm_right_shift_i32__wasm_simd128(const KernelCall& call) {
+  const CvmClampParams& p = clamp_params(call);
+  unary(call, RightShift{p.shift, Clamp(p)});
+}
+
+void cvm_left_shift_i32__wasm_simd128(const KernelCall& call) {
+  const CvmClampParams& p = clamp_params(call);
+  unary(call, LeftShift{p.shift, Clamp(p)});
+}
+
+}  // namespace wasm
+}  // namespace kernel
+}  // namespace cvm

@@ -1,0 +1,502 @@
+// SIMD128 int32 kernels of the CVM nn family: conv2d (direct; packs int16 pairs into lent scratch),
+// dense and max_pool2d.
+//
+// Exactness. The reference accumulates int32 products with two's-complement wrapping, i.e.
+// modulo 2^32, where any summation order gives the same bits. Two multiply paths:
+// - i32x4.mul keeps the low 32 bits of each product: exact for every int32 operand.
+// - i32x4.dot_i16x8_s multiplies int16 pairs into exact int32 products (|p| <= 2^30) and adds
+//   each pair with a wrapping i32 add (WebAssembly spec: imul then iadd, both modulo 2^32; the
+//   one overflowing case, (-32768)^2 * 2 = 2^31, wraps to INT32_MIN as the reference does).
+//   So when every operand fits int16 the dot product is exact modulo 2^32 too, at twice the
+//   products per instruction. conv2d takes it when a range check over x and w (O(input +
+//   weights), small next to the products) passes and the op layer lends scratch to pack into.
+// There is no relaxed-SIMD anywhere.
+#include <algorithm>
+#include <cstdint>
+
+#include "params/nn.h"
+#include "scalar/scalar_kernels.h"
+#include "simd128.h"
+#include "strided_loop.h"
+#include "wasm_kernels.h"
+
+namespace cvm {
+namespace kernel {
+namespace wasm {
+namespace {
+
+inline uint32_t mac(uint32_t acc, int32_t a, int32_t b) {
+  return acc + static_cast<uint32_t>(a) * static_cast<uint32_t>(b);
+}
+
+// Whether every element of `v` is in [-32768, 32767].
+bool fits_int16(const TensorView& v) {
+  const TensorView* const views[1] = {&v};
+  v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
+  int32_t slo = 0, shi = 0;
+  for_each_row(views, [&](char* const* ptr, int64_t n, const int64_t* step) {
+    const auto* p = reinterpret_cast<const int32_t*>(ptr[0]);
+    int64_t i = 0;
+    if (step[0] == static_cast<int64_t>(sizeof(int32_t))) {
+      for (; i + 4 <= n; i += 4) {
+        const v128_t x = load4(p + i);
+        lo = wasm_i32x4_min(lo, x);
+        hi = wasm_i32x4_max(hi, x);
+      }
+    }
+    const int64_t s = step[0] / static_cast<int64_t>(sizeof(int32_t));
+    for (; i < n; ++i) {
+      slo = std::min(slo, p[i * s]);
+      shi = std::max(shi, p[i * s]);
+    }
+  });
+  return std::min(slo, hmin(lo)) >= -32768 && std::max(shi, hmax(hi)) <= 32767;
+}
+
+// Taps t in [*lo, *hi) of a window starting at `start` with step `dilation` over `taps` taps
+// that land inside [0, extent) (the reference's helper, same arithmetic).
+void taps_inside(int64_t start, int64_t dilation, int64_t taps, int64_t extent, int64_t* lo,
+                 int64_t* hi) {
+  *lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+  *hi = start >= extent ? 0 : std::min(taps, (extent - start + dilation - 1) / dilation);
+  if (*hi < *lo) *hi = *lo;
+}
+
+// Outputs [*lo, *hi) along one axis whose every tap lies inside [0, extent): window of output
+// o starts at o * stride - pad and spans (taps - 1) * dilation + 1 elements.
+void interior(int64_t outs, int64_t stride, int64_t pad, int64_t span, int64_t extent, int64_t* lo,
+              int64_t* hi) {
+  *lo = std::min(outs, (pad + stride - 1) / stride);
+  const int64_t last_start = extent - span;  // largest window start that fits
+  *hi = last_start + pad < 0 ? 0 : std::min(outs, (last_start + pad) / stride + 1);
+  if (*hi < *lo) *hi = *lo;
+}
+
+// ---------------------------------------------------------------------------------------------
+// conv2d
+
+// How a conv2d block multiplies (see the file comment for why each is exact):
+// - kInt32: i32x4.mul on the int32 operands as they are (any values; no scratch needed).
+// - kPacked: int16 dot products over pairs of input channels, read from scratch where x and w
+//   were packed once per call: each int32 lane holds channel 2p in its low half and 2p + 1 in
+//   its high half (0 past the last channel of a group), so the inner loop is loads, dot
+//   products and adds only. Interleaving the pairs on the fly instead (no scratch) measured
+//   slower than kInt32 in V8, so without scratch the kernel uses kInt32.
+enum class Mul { kInt32, kPacked };
+
+struct ConvGeometry {
+  const Conv2dParams* p;
+  const TensorView* x;
+  const TensorView* w;
+  const TensorView* bias;
+  const TensorView* y;
+  int64_t group_c, kernel_h, kernel_w, in_h, in_w;
+  int64_t pairs;            // channel pairs per group: ceil(group_c / 2)
+  const int32_t* packed_x;  // kPacked: [groups * pairs][in_h][in_w] of one image
+  const int32_t* packed_w;  // kPacked: [out_c][pairs][kernel_h][kernel_w]
+};
+
+// One output element exactly as the reference computes it (used on the borders).
+int32_t conv_point(const ConvGeometry& g, int64_t n, int64_t ic0, int64_t oc, int64_t h0,
+                   int64_t kh_lo, int64_t kh_hi, int64_t ow) {
+  const Conv2dParams& p = *g.p;
+  const TensorView& x = *g.x;
+  const TensorView& w = *g.w;
+  const int64_t w0 = ow * p.stride_w - p.pad_w;
+  int64_t kw_lo, kw_hi;
+  taps_inside(w0, p.dilation_w, g.kernel_w, g.in_w, &kw_lo, &kw_hi);
+  const auto* xd = static_cast<const int32_t*>(x.data);
+  const auto* wd = static_cast<const int32_t*>(w.data);
+  uint32_t sum = 0;
+  for (int64_t c = 0; c < g.group_c; ++c) {
+    for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+      const int64_t ih = h0 + kh * p.dilation_h;
+      for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+        const int64_t iw = w0 + kw * p.dilation_w;
+        sum = mac(sum, xd[n * x.strides[0] + (ic0 + c) * x.strides[1] + ih * x.strides[2] + iw],
+                  wd[oc * w.strides[0] + c * w.strides[1] + kh * w.strides[2] + kw * w.strides[3]]);
+      }
+    }
+  }
+  if (g.bias != nullptr) {
+    sum +=
+        static_cast<uint32_t>(static_cast<const int32_t*>(g.bias->data)[oc * g.bias->strides[0]]);
+  }
+  return static_cast<int32_t>(sum);
+}
+
+// NB output channels [oc0, oc0 + NB) of group grp x NV vectors of 4 interior outputs from
+// column ow, on output row oh. S: the column stride (1, 2, or 0 for any).
+template <int NB, int NV, int S, Mul M>
+void conv_block(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int64_t oh, int64_t h0,
+                int64_t kh_lo, int64_t kh_hi, int64_t ow) {
+  const Conv2dParams& p = *g.p;
+  const TensorView& x = *g.x;
+  const TensorView& w = *g.w;
+  const int64_t sw = p.stride_w;
+  const int64_t ic0 = grp * g.group_c;
+  v128_t acc[NB][NV];
+  for (int b = 0; b < NB; ++b) {
+    for (int v = 0; v < NV; ++v) acc[b][v] = wasm_i32x4_splat(0);
+  }
+  if constexpr (M == Mul::kPacked) {
+    const int64_t plane = g.in_h * g.in_w;
+    const int64_t taps = g.kernel_h * g.kernel_w;
+    const int32_t* xg = g.packed_x + grp * g.pairs * plane + ow * sw - p.pad_w;
+    for (int64_t pr = 0; pr < g.pairs; ++pr) {
+      const int32_t* xp = xg + pr * plane;
+      const int32_t* wp = g.packed_w + (oc0 * g.pairs + pr) * taps;
+      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+        const int32_t* xr = xp + (h0 + kh * p.dilation_h) * g.in_w;
+        for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+          v128_t xv[NV];
+          for (int v = 0; v < NV; ++v) {
+            xv[v] = load4_strided<S>(xr + kw * p.dilation_w + 4 * v * sw, sw);
+          }
+          for (int b = 0; b < NB; ++b) {
+            const v128_t wv =
+                wasm_v128_load32_splat(wp + b * g.pairs * taps + kh * g.kernel_w + kw);
+            for (int v = 0; v < NV; ++v) {
+              acc[b][v] = wasm_i32x4_add(acc[b][v], wasm_i32x4_dot_i16x8(xv[v], wv));
+            }
+          }
+        }
+      }
+    }
+  } else {
+    const auto* xd = static_cast<const int32_t*>(x.data);
+    const auto* wd = static_cast<const int32_t*>(w.data);
+    const int32_t* xn = xd + n * x.strides[0] + ow * sw - p.pad_w;
+    for (int64_t c = 0; c < g.group_c; ++c) {
+      const int32_t* xc = xn + (ic0 + c) * x.strides[1];
+      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+        const int64_t row = (h0 + kh * p.dilation_h) * x.strides[2];
+        for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+          const int64_t col = row + kw * p.dilation_w;
+          v128_t xv[NV];
+          for (int v = 0; v < NV; ++v) xv[v] = load4_strided<S>(xc + col + 4 * v * sw, sw);
+          for (int b = 0; b < NB; ++b) {
+            const v128_t wv =
+                wasm_v128_load32_splat(wd + (oc0 + b) * w.strides[0] + c * w.strides[1] +
+                                       kh * w.strides[2] + kw * w.strides[3]);
+            for (int v = 0; v < NV; ++v) {
+              acc[b][v] = wasm_i32x4_add(acc[b][v], wasm_i32x4_mul(xv[v], wv));
+            }
+          }
+        }
+      }
+    }
+  }
+  const TensorView& y = *g.y;
+  for (int b = 0; b < NB; ++b) {
+    v128_t bias = wasm_i32x4_splat(0);
+    if (g.bias != nullptr) {
+      bias = wasm_i32x4_splat(
+          static_cast<const int32_t*>(g.bias->data)[(oc0 + b) * g.bias->strides[0]]);
+    }
+    int32_t* yr = static_cast<int32_t*>(y.data) + n * y.strides[0] + (oc0 + b) * y.strides[1] +
+                  oh * y.strides[2] + ow;
+    for (int v = 0; v < NV; ++v) store4(yr + 4 * v, wasm_i32x4_add(acc[b][v], bias));
+  }
+}
+
+// Output row (n, oh) of NB channels from oc0: scalar borders, vector interior [ow_lo, ow_hi).
+template <int NB, int S, Mul M>
+void conv_row(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int64_t oh, int64_t ow_lo,
+              int64_t ow_hi) {
+  const Conv2dParams& p = *g.p;
+  const TensorView& y = *g.y;
+  const int64_t out_w = y.shape[3];
+  const int64_t h0 = oh * p.stride_h - p.pad_h;
+  int64_t kh_lo, kh_hi;
+  taps_inside(h0, p.dilation_h, g.kernel_h, g.in_h, &kh_lo, &kh_hi);
+  auto* yd = static_cast<int32_t*>(y.data);
+  auto point = [&](int64_t ow) {
+    for (int b = 0; b < NB; ++b) {
+      yd[n * y.strides[0] + (oc0 + b) * y.strides[1] + oh * y.strides[2] + ow] =
+          conv_point(g, n, grp * g.group_c, oc0 + b, h0, kh_lo, kh_hi, ow);
+    }
+  };
+  int64_t ow = 0;
+  for (; ow < ow_lo; ++ow) point(ow);
+  for (; ow + 8 <= ow_hi; ow += 8) {
+    conv_block<NB, 2, S, M>(g, n, grp, oc0, oh, h0, kh_lo, kh_hi, ow);
+  }
+  for (; ow + 4 <= ow_hi; ow += 4) {
+    conv_block<NB, 1, S, M>(g, n, grp, oc0, oh, h0, kh_lo, kh_hi, ow);
+  }
+  for (; ow < out_w; ++ow) point(ow);
+}
+
+// Packs image n's channel pairs of every group into g.packed_x (layout in ConvGeometry).
+void pack_x(const ConvGeometry& g, int32_t* out, int64_t n) {
+  const TensorView& x = *g.x;
+  const auto* xd = static_cast<const int32_t*>(x.data) + n * x.strides[0];
+  const int64_t groups = g.p->groups;
+  for (int64_t grp = 0; grp < groups; ++grp) {
+    for (int64_t pr = 0; pr < g.pairs; ++pr) {
+      const int64_t c0 = grp * g.group_c + 2 * pr;
+      const bool has_next = 2 * pr + 1 < g.group_c;
+      for (int64_t h = 0; h < g.in_h; ++h) {
+        const int32_t* a = xd + c0 * x.strides[1] + h * x.strides[2];
+        const int32_t* b = has_next ? a + x.strides[1] : nullptr;
+        int32_t* dst = out + ((grp * g.pairs + pr) * g.in_h + h) * g.in_w;
+        int64_t i = 0;
+        const v128_t zero = wasm_i32x4_splat(0);
+        for (; i + 4 <= g.in_w; i += 4) {
+          store4(dst + i, interleave_low16(load4(a + i), b ? load4(b + i) : zero));
+        }
+        for (; i < g.in_w; ++i) {
+          dst[i] = static_cast<int32_t>((static_cast<uint32_t>(a[i]) & 0xFFFFu) |
+                                        (b ? static_cast<uint32_t>(b[i]) << 16 : 0u));
+        }
+      }
+    }
+  }
+}
+
+// Packs the weights' channel pairs into g.packed_w (layout in ConvGeometry).
+void pack_w(const ConvGeometry& g, int32_t* out) {
+  const TensorView& w = *g.w;
+  const auto* wd = static_cast<const int32_t*>(w.data);
+  const int64_t out_c = g.y->shape[1];
+  for (int64_t oc = 0; oc < out_c; ++oc) {
+    for (int64_t pr = 0; pr < g.pairs; ++pr) {
+      for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+          const int32_t* wt = wd + oc * w.strides[0] + 2 * pr * w.strides[1] + kh * w.strides[2] +
+                              kw * w.strides[3];
+          const uint32_t lo = static_cast<uint32_t>(wt[0]) & 0xFFFFu;
+          const uint32_t hi = 2 * pr + 1 < g.group_c ? static_cast<uint32_t>(wt[w.strides[1]]) : 0u;
+          *out++ = static_cast<int32_t>(lo | hi << 16);
+        }
+      }
+    }
+  }
+}
+
+// Output rows outermost, so one row's input rows stay in cache across the output channels.
+template <int S, Mul M>
+void conv_all(ConvGeometry g, int32_t* packed_x) {
+  const Conv2dParams& p = *g.p;
+  const TensorView& y = *g.y;
+  const int64_t batch = y.shape[0], out_c = y.shape[1], out_h = y.shape[2], out_w = y.shape[3];
+  const int64_t out_per_group = out_c / p.groups;
+  int64_t ow_lo, ow_hi;
+  interior(out_w, p.stride_w, p.pad_w, (g.kernel_w - 1) * p.dilation_w + 1, g.in_w, &ow_lo, &ow_hi);
+  for (int64_t n = 0; n < batch; ++n) {
+    if constexpr (M == Mul::kPacked) pack_x(g, packed_x, n);
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      for (int64_t grp = 0; grp < p.groups; ++grp) {
+        const int64_t oc_end = (grp + 1) * out_per_group;
+        int64_t oc = grp * out_per_group;
+        for (; oc + 4 <= oc_end; oc += 4) conv_row<4, S, M>(g, n, grp, oc, oh, ow_lo, ow_hi);
+        for (; oc < oc_end; ++oc) conv_row<1, S, M>(g, n, grp, oc, oh, ow_lo, ow_hi);
+      }
+    }
+  }
+}
+
+template <int S>
+void conv_dispatch(const ConvGeometry& g, int32_t* packed_x) {
+  if (packed_x != nullptr) {
+    conv_all<S, Mul::kPacked>(g, packed_x);
+  } else {
+    conv_all<S, Mul::kInt32>(g, nullptr);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// dense
+
+// y[m0 .. m0 + MR, u0 .. u0 + NR) = x[m, :] . w[u, :] (+ bias) with i32x4.mul: each x load
+// serves NR units and each w load MR rows, so w streams from memory ceil(M / MR) times. (The
+// int16 dot product needs both operands narrowed first; without packing, that measured slower.)
+template <int MR, int NR>
+void dense_block(const TensorView& x, const TensorView& w, const TensorView* bias,
+                 const TensorView& y, int64_t m0, int64_t u0) {
+  const int64_t depth = x.shape[1];
+  const int32_t* xr[MR];
+  const int32_t* wr[NR];
+  v128_t acc[MR][NR];
+  for (int i = 0; i < MR; ++i)
+    xr[i] = static_cast<const int32_t*>(x.data) + (m0 + i) * x.strides[0];
+  for (int j = 0; j < NR; ++j)
+    wr[j] = static_cast<const int32_t*>(w.data) + (u0 + j) * w.strides[0];
+  for (int i = 0; i < MR; ++i) {
+    for (int j = 0; j < NR; ++j) acc[i][j] = wasm_i32x4_splat(0);
+  }
+  int64_t k = 0;
+  for (; k + 4 <= depth; k += 4) {
+    v128_t wv[NR];
+    for (int j = 0; j < NR; ++j) wv[j] = load4(wr[j] + k);
+    for (int i = 0; i < MR; ++i) {
+      const v128_t xv = load4(xr[i] + k);
+      for (int j = 0; j < NR; ++j) acc[i][j] = wasm_i32x4_add(acc[i][j], wasm_i32x4_mul(xv, wv[j]));
+    }
+  }
+  for (int i = 0; i < MR; ++i) {
+    for (int j = 0; j < NR; ++j) {
+      uint32_t sum = hsum(acc[i][j]);
+      for (int64_t kk = k; kk < depth; ++kk) sum = mac(sum, xr[i][kk], wr[j][kk]);
+      if (bias != nullptr) {
+        sum += static_cast<uint32_t>(
+            static_cast<const int32_t*>(bias->data)[(u0 + j) * bias->strides[0]]);
+      }
+      static_cast<int32_t*>(y.data)[(m0 + i) * y.strides[0] + (u0 + j) * y.strides[1]] =
+          static_cast<int32_t>(sum);
+    }
+  }
+}
+
+// Rows in blocks of MR, each block's units in blocks of NR, then one by one.
+template <int MR, int NR>
+void dense_rows(const TensorView& x, const TensorView& w, const TensorView* bias,
+                const TensorView& y, int64_t m) {
+  const int64_t units = y.shape[1];
+  int64_t u = 0;
+  for (; u + NR <= units; u += NR) dense_block<MR, NR>(x, w, bias, y, m, u);
+  for (; u < units; ++u) dense_block<MR, 1>(x, w, bias, y, m, u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// max_pool2d
+
+template <int S>
+void pool_all(const KernelCall& call) {
+  const auto& p = *static_cast<const MaxPool2dParams*>(call.params);
+  const TensorView& x = call.inputs[0];
+  const TensorView& y = call.outputs[0];
+  const int64_t in_h = x.shape[2], in_w = x.shape[3], out_w = y.shape[3];
+  const auto* xd = static_cast<const int32_t*>(x.data);
+  auto* yd = static_cast<int32_t*>(y.data);
+  int64_t ow_lo, ow_hi;
+  interior(out_w, p.stride_w, p.pad_w, p.pool_w, in_w, &ow_lo, &ow_hi);
+  for (int64_t n = 0; n < y.shape[0]; ++n) {
+    for (int64_t c = 0; c < y.shape[1]; ++c) {
+      const int32_t* xc = xd + n * x.strides[0] + c * x.strides[1];
+      for (int64_t oh = 0; oh < y.shape[2]; ++oh) {
+        const int64_t h0 = oh * p.stride_h - p.pad_h;
+        int64_t kh_lo, kh_hi;
+        taps_inside(h0, 1, p.pool_h, in_h, &kh_lo, &kh_hi);
+        int32_t* yr = yd + n * y.strides[0] + c * y.strides[1] + oh * y.strides[2];
+        auto point = [&](int64_t ow) {
+          const int64_t w0 = ow * p.stride_w - p.pad_w;
+          int64_t kw_lo, kw_hi;
+          taps_inside(w0, 1, p.pool_w, in_w, &kw_lo, &kw_hi);
+          int32_t best = INT32_MIN;  // padding cells are INT32_MIN
+          for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+            for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+              best = std::max(best, xc[(h0 + kh) * x.strides[2] + w0 + kw]);
+            }
+          }
+          yr[ow] = best;
+        };
+        int64_t ow = 0;
+        for (; ow < ow_lo; ++ow) point(ow);
+        for (; ow + 4 <= ow_hi; ow += 4) {
+          v128_t best = wasm_i32x4_splat(INT32_MIN);
+          const int32_t* xw = xc + ow * p.stride_w - p.pad_w;
+          for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+            const int32_t* xr = xw + (h0 + kh) * x.strides[2];
+            for (int64_t kw = 0; kw < p.pool_w; ++kw) {
+              best = wasm_i32x4_max(best, load4_strided<S>(xr + kw, p.stride_w));
+            }
+          }
+          store4(yr + ow, best);
+        }
+        for (; ow < out_w; ++ow) point(ow);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void conv2d_i32__wasm_simd128(const KernelCall& call) {
+  const auto& p = *static_cast<const Conv2dParams*>(call.params);
+  const TensorView& x = call.inputs[0];
+  const TensorView& w = call.inputs[1];
+  const TensorView& y = call.outputs[0];
+  const TensorView* bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
+  for (int d = 0; d < 4; ++d) {
+    if (y.shape[d] == 0) return;
+  }
+  // The vector paths read rows of x and write rows of y with unit stride; anything else (and
+  // a degenerate kernel) is the reference's job.
+  if (x.strides[3] != 1 || y.strides[3] != 1 || w.shape[1] == 0 || w.shape[2] == 0 ||
+      w.shape[3] == 0) {
+    scalar::conv2d_i32(call);
+    return;
+  }
+  ConvGeometry g{&p,
+                 &x,
+                 &w,
+                 bias,
+                 &y,
+                 w.shape[1],
+                 w.shape[2],
+                 w.shape[3],
+                 x.shape[2],
+                 x.shape[3],
+                 (w.shape[1] + 1) / 2,
+                 nullptr,
+                 nullptr};
+  // The packed int16 pairs when every operand fits int16 and the op layer lends scratch.
+  int32_t* packed_x = nullptr;
+  if (p.scratch != nullptr && fits_int16(x) && fits_int16(w)) {
+    const int64_t x_bytes = p.groups * g.pairs * g.in_h * g.in_w * 4;
+    const int64_t w_bytes = y.shape[1] * g.pairs * g.kernel_h * g.kernel_w * 4;
+    auto* px = static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, x_bytes));
+    auto* pw = px != nullptr ? static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, w_bytes))
+                             : nullptr;
+    if (pw != nullptr) {
+      pack_w(g, pw);
+      g.packed_x = px;
+      g.packed_w = pw;
+      packed_x = px;
+    }
+  }
+  if (p.stride_w == 1) {
+    conv_dispatch<1>(g, packed_x);
+  } else if (p.stride_w == 2) {
+    conv_dispatch<2>(g, packed_x);
+  } else {
+    conv_dispatch<0>(g, packed_x);
+  }
+}
+
+void dense_i32__wasm_simd128(const KernelCall& call) {
+  const TensorView& x = call.inputs[0];
+  const TensorView& w = call.inputs[1];
+  const TensorView* bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
+  const TensorView& y = call.outputs[0];
+  if (x.strides[1] != 1 || w.strides[1] != 1) {
+    scalar::dense_i32(call);
+    return;
+  }
+  int64_t m = 0;
+  for (; m + 4 <= y.shape[0]; m += 4) dense_rows<4, 2>(x, w, bias, y, m);
+  for (; m < y.shape[0]; ++m) dense_rows<1, 4>(x, w, bias, y, m);
+}
+
+void max_pool2d_i32__wasm_simd128(const KernelCall& call) {
+  const auto& p = *static_cast<const MaxPool2dParams*>(call.params);
+  const TensorView& x = call.inputs[0];
+  const TensorView& y = call.outputs[0];
+  if (x.strides[3] != 1 || y.strides[3] != 1) {
+    scalar::max_pool2d_i32(call);
+    return;
+  }
+  if (p.stride_w == 1) {
+    pool_all<1>(call);
+  } else if (p.stride_w == 2) {
+    pool_all<2>(call);
+  } else {
+    pool_all<0>(call);
+  }
+}
+
+}  // namespace wasm
+}  // namespace kernel
+}  // namespace cvm

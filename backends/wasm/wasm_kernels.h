@@ -1,0 +1,36 @@
+// Declarations of the WebAssembly SIMD128 kernels listed in wasm_table.cc.
+//
+// Every kernel equals the scalar reference (backends/scalar) bit for bit. Layouts a kernel's
+// vector path does not cover (an inner stride other than 1, unusual extents) run the scalar
+// reference kernel itself, so the two can never disagree there.
+#pragma once
+
+#include "kernel_abi.h"
+
+namespace cvm {
+namespace kernel {
+namespace wasm {
+
+// ---- elementwise (elementwise_simd128.cc): int32, same-shaped strided views ----
+void add_i32__wasm_simd128(const KernelCall& call);
+void sub_i32__wasm_simd128(const KernelCall& call);
+void mul_i32__wasm_simd128(const KernelCall& call);
+void maximum_i32__wasm_simd128(const KernelCall& call);
+void minimum_i32__wasm_simd128(const KernelCall& call);
+void relu_i32__wasm_simd128(const KernelCall& call);
+void clip_i32__wasm_simd128(const KernelCall& call);             // CvmClampParams
+void cvm_right_shift_i32__wasm_simd128(const KernelCall& call);  // CvmClampParams
+void cvm_left_shift_i32__wasm_simd128(const KernelCall& call);   // CvmClampParams
+
+// ---- reduce (reduce_simd128.cc): int32, view layout of params/reduce.h ----
+void reduce_sum_i32__wasm_simd128(const KernelCall& call);
+void reduce_max_i32__wasm_simd128(const KernelCall& call);  // ReduceParams (optional)
+
+// ---- nn (nn_simd128.cc): int32, views and params of params/nn.h ----
+void conv2d_i32__wasm_simd128(const KernelCall& call);      // Conv2dParams; x, w[, bias]
+void dense_i32__wasm_simd128(const KernelCall& call);       // x, w[, bias]
+void max_pool2d_i32__wasm_simd128(const KernelCall& call);  // MaxPool2dParams
+
+}  // namespace wasm
+}  // namespace kernel
+}  // namespace cvm

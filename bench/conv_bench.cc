@@ -1,0 +1,378 @@
+// conv2d/dense kernel benchmark: ResNet-18 and MobileNet-v1 layers and two dense shapes, every
+// x86 kernel of the simd table and the scalar reference, at 1 and 2 threads, against the int8
+// VNNI peak this CPU reaches in the same binary. Prints a table, or JSON lines with --json
+// (bench/run_benchmarks.sh merges those with ONNX Runtime's figures).
+//
+//   conv_bench [--json] [--quick] [--filter SUBSTRING]
+//   conv_bench --list     the workloads as JSON lines (for bench/ort/make_models.py)
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cvm/allocator.h"
+#include "cvm/ndarray.h"
+#include "cvm/op.h"
+#include "cvm/registry.h"
+#include "cvm/threads.h"
+#include "kernel_abi.h"
+#include "kernel_views.h"
+#include "params/nn.h"
+#include "thread_pool.h"
+
+using namespace cvm;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// ---- the VNNI peak ------------------------------------------------------------------------------
+
+// 24 independent vpdpbusd zmm chains in assembly (so the compiler cannot spill or fold them):
+// throughput, not latency, bound. 24 * 64 MACs per iteration.
+__attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) void vnni_loop(int64_t iters) {
+  __asm__ volatile(
+      "vpxord %%zmm30, %%zmm30, %%zmm30\n"
+      "vpxord %%zmm31, %%zmm31, %%zmm31\n"
+      "1:\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm0\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm1\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm2\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm3\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm4\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm5\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm6\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm7\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm8\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm9\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm10\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm11\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm12\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm13\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm14\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm15\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm16\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm17\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm18\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm19\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm20\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm21\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm22\n"
+      "vpdpbusd %%zmm30, %%zmm31, %%zmm23\n"
+      "dec %0\n"
+      "jnz 1b\n"
+      : "+r"(iters)
+      :
+      : "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "zmm8", "zmm9", "zmm10",
+        "zmm11", "zmm12", "zmm13", "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", "zmm20",
+        "zmm21", "zmm22", "zmm23", "zmm30", "zmm31", "cc");
+}
+
+// int8 MACs per second of vpdpbusd zmm on `threads` threads at once: the median of short
+// bursts, as the kernels are timed, so that load from other processes affects both alike.
+template <class F>
+double time_median(F&& f, double budget);
+
+double vnni_peak(int threads) {
+  const int64_t iters = 20000;  // about 0.15 ms
+  const double s = time_median(
+      [&] {
+        if (threads == 1) {
+          vnni_loop(iters);
+          return;
+        }
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t) pool.emplace_back([&] { vnni_loop(iters); });
+        for (auto& th : pool) th.join();
+      },
+      0.3);
+  return threads * iters * 24.0 * 64 / s;
+}
+
+bool have_vnni() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw");
+}
+
+// ---- operands and calls -------------------------------------------------------------------------
+
+NDArray random_int8(const Shape& shape, uint64_t seed) {
+  NDArray a = NDArray::empty(shape, DataType::Int(32));
+  std::mt19937_64 rng(seed);
+  auto* p = static_cast<int32_t*>(a.mutable_data());
+  for (int64_t i = 0; i < a.numel(); ++i) p[i] = static_cast<int32_t>(rng() % 255) - 127;
+  return a;
+}
+
+// Scratch as the op layer lends it (cvm_nn.cc): blocks from the caching CPU allocator.
+class BenchScratch {
+ public:
+  BenchScratch() : scratch_{&BenchScratch::acquire, this} {}
+  ~BenchScratch() {
+    for (auto& b : blocks_) Allocator::cpu().free(b.first, b.second);
+  }
+  const kernel::Scratch* get() const { return &scratch_; }
+
+ private:
+  static void* acquire(void* ctx, int64_t bytes) {
+    auto* self = static_cast<BenchScratch*>(ctx);
+    void* p = Allocator::cpu().allocate(static_cast<size_t>(bytes));
+    self->blocks_.push_back({p, static_cast<size_t>(bytes)});
+    return p;
+  }
+  kernel::Scratch scratch_;
+  std::vector<std::pair<void*, size_t>> blocks_;
+};
+
+struct Work {
+  std::string name;
+  std::string family;  // "resnet18", "mobilenet", "dense"
+  bool conv;
+  Shape x, w;
+  kernel::Conv2dParams p;
+  int64_t macs() const {
+    if (!conv) return x[0] * w[0] * w[1];
+    const int64_t oh = (x[2] + 2 * p.pad_h - (w[2] - 1) - 1) / p.stride_h + 1;
+    const int64_t ow = (x[3] + 2 * p.pad_w - (w[3] - 1) - 1) / p.stride_w + 1;
+    return x[0] * w[0] * oh * ow * w[1] * w[2] * w[3];
+  }
+  Shape y() const {
+    if (!conv) return Shape{x[0], w[0]};
+    return Shape{x[0], w[0], (x[2] + 2 * p.pad_h - w[2]) / p.stride_h + 1,
+                 (x[3] + 2 * p.pad_w - w[3]) / p.stride_w + 1};
+  }
+};
+
+Work conv(const std::string& family, int64_t c, int64_t hw, int64_t oc, int64_t k, int64_t stride,
+          int64_t groups = 1) {
+  const int64_t pad = k / 2;
+  Work w{"",
+         family,
+         true,
+         Shape{1, c, hw, hw},
+         Shape{oc, c / groups, k, k},
+         kernel::Conv2dParams{stride, stride, pad, pad, 1, 1, groups, nullptr}};
+  w.name = std::to_string(c) + "x" + std::to_string(hw) + "x" + std::to_string(hw) + " " +
+           std::to_string(k) + "x" + std::to_string(k) + (groups > 1 ? " dw" : "") + " s" +
+           std::to_string(stride) + " -> " + std::to_string(oc);
+  return w;
+}
+
+Work dense(int64_t m, int64_t k, int64_t n) {
+  return Work{std::to_string(m) + "x" + std::to_string(k) + " -> " + std::to_string(n),
+              "dense",
+              false,
+              Shape{m, k},
+              Shape{n, k},
+              {}};
+}
+
+std::vector<Work> workloads() {
+  return {
+      conv("resnet18", 3, 224, 64, 7, 2),
+      conv("resnet18", 64, 56, 64, 3, 1),
+      conv("resnet18", 64, 56, 128, 3, 2),
+      conv("resnet18", 64, 56, 128, 1, 2),
+      conv("resnet18", 128, 28, 128, 3, 1),
+      conv("resnet18", 128, 28, 256, 3, 2),
+      conv("resnet18", 128, 28, 256, 1, 2),
+      conv("resnet18", 256, 14, 256, 3, 1),
+      conv("resnet18", 256, 14, 512, 3, 2),
+      conv("resnet18", 256, 14, 512, 1, 2),
+      conv("resnet18", 512, 7, 512, 3, 1),
+      conv("mobilenet", 32, 112, 32, 3, 1, 32),
+      conv("mobilenet", 32, 112, 64, 1, 1),
+      conv("mobilenet", 128, 56, 128, 3, 1, 128),
+      conv("mobilenet", 128, 56, 128, 1, 1),
+      conv("mobilenet", 256, 28, 256, 3, 1, 256),
+      conv("mobilenet", 256, 28, 256, 1, 1),
+      conv("mobilenet", 512, 14, 512, 3, 1, 512),
+      conv("mobilenet", 512, 14, 512, 1, 1),
+      conv("mobilenet", 512, 14, 512, 3, 2, 512),
+      conv("mobilenet", 1024, 7, 1024, 1, 1),
+      dense(1, 1024, 1024),
+      dense(64, 1024, 1024),
+  };
+}
+
+struct Operands {
+  std::vector<NDArray> in;
+  NDArray out;
+};
+
+Operands operands(const Work& w) {
+  Operands o;
+  o.in = {random_int8(w.x, 1), random_int8(w.w, 2), random_int8(Shape{w.w[0]}, 3)};
+  o.out = NDArray::empty(w.y(), DataType::Int(32));
+  return o;
+}
+
+// One call of `fn` as the op layer makes it (scratch from the allocator, the pool's threads).
+void call_kernel(kernel::KernelFn fn, const Work& w, Operands& o) {
+  BenchScratch scratch;
+  kernel::Conv2dParams cp = w.p;
+  cp.scratch = scratch.get();
+  const kernel::DenseParams dp{scratch.get()};
+  std::vector<kernel::TensorView> views = ops::plain_views({o.out}, o.in);
+  kernel::KernelCall call{};
+  call.outputs = views.data();
+  call.num_outputs = 1;
+  call.inputs = views.data() + 1;
+  call.num_inputs = 3;
+  call.params = w.conv ? static_cast<const void*>(&cp) : &dp;
+  const kernel::ParallelFor par = threads::kernel_parallel_for();
+  call.parallel = par.num_threads > 1 ? &par : nullptr;
+  fn(call);
+}
+
+// Median seconds of `f` over repetitions filling about `budget` seconds (at least 3).
+template <class F>
+double time_median(F&& f, double budget) {
+  f();  // warm: caches, allocator, pool threads
+  std::vector<double> t;
+  const auto start = Clock::now();
+  while (t.size() < 3 ||
+         (std::chrono::duration<double>(Clock::now() - start).count() < budget && t.size() < 200)) {
+    const auto t0 = Clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct Row {
+  const Work* work;
+  double scalar = 0;             // seconds, 1 thread
+  std::vector<std::string> isa;  // variant names
+  std::vector<double> t1, t2;    // seconds per variant at 1 and 2 threads
+  double run_op = 0;             // best backend through run_op, 1 thread
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool json = false, quick = false;
+  std::string filter;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--list") == 0) {
+      for (const Work& w : workloads()) {
+        auto dims = [](const Shape& s) {
+          std::string out;
+          for (int d = 0; d < s.ndim(); ++d) out += (d ? "," : "") + std::to_string(s[d]);
+          return "[" + out + "]";
+        };
+        std::printf(
+            "{\"name\":\"%s\",\"family\":\"%s\",\"op\":\"%s\",\"x\":%s,\"w\":%s,"
+            "\"stride\":%ld,\"pad\":%ld,\"groups\":%ld}\n",
+            w.name.c_str(), w.family.c_str(), w.conv ? "conv2d" : "dense", dims(w.x).c_str(),
+            dims(w.w).c_str(), static_cast<long>(w.p.stride_h), static_cast<long>(w.p.pad_h),
+            static_cast<long>(w.p.groups));
+      }
+      return 0;
+    }
+    if (std::strcmp(argv[i], "--json") == 0)
+      json = true;
+    else if (std::strcmp(argv[i], "--quick") == 0)
+      quick = true;
+    else if (std::strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
+      filter = argv[++i];
+  }
+  const double budget = quick ? 0.05 : 0.3;
+  const double peak1 = have_vnni() ? vnni_peak(1) : 0, peak2 = have_vnni() ? vnni_peak(2) : 0;
+  if (json) {
+    std::printf("{\"kind\":\"peak\",\"vnni_gops_1t\":%.1f,\"vnni_gops_2t\":%.1f}\n",
+                2 * peak1 / 1e9, 2 * peak2 / 1e9);
+  } else {
+    std::printf("int8 VNNI peak (vpdpbusd zmm, this binary): %.0f GOPS on 1 thread, %.0f on 2\n",
+                2 * peak1 / 1e9, 2 * peak2 / 1e9);
+  }
+  std::vector<const kernel::KernelEntry*> conv_k, dense_k;
+  const kernel::KernelEntry* scalar_conv = nullptr;
+  const kernel::KernelEntry* scalar_dense = nullptr;
+  for (size_t i = 0; i < kernel::kScalarBackend.count; ++i) {
+    const kernel::KernelEntry& e = kernel::kScalarBackend.entries[i];
+    if (std::strcmp(e.op, "conv2d") == 0) scalar_conv = &e;
+    if (std::strcmp(e.op, "dense") == 0) scalar_dense = &e;
+  }
+#ifdef CVMRT_HAVE_BACKEND_SIMD
+  const uint32_t have = kernel::kSimdBackend.cpu_features();
+  for (size_t i = 0; i < kernel::kSimdBackend.count; ++i) {
+    const kernel::KernelEntry& e = kernel::kSimdBackend.entries[i];
+    if ((have & e.required_features) != e.required_features) continue;
+    if (std::strcmp(e.op, "conv2d") == 0) conv_k.push_back(&e);
+    if (std::strcmp(e.op, "dense") == 0) dense_k.push_back(&e);
+  }
+#endif
+  std::vector<Work> works = workloads();
+  std::vector<Row> rows;
+  for (const Work& w : works) {
+    if (!filter.empty() && w.name.find(filter) == std::string::npos &&
+        w.family.find(filter) == std::string::npos) {
+      continue;
+    }
+    Row r;
+    r.work = &w;
+    Operands o = operands(w);
+    set_num_threads(1);
+    r.scalar = time_median([&] { call_kernel((w.conv ? scalar_conv : scalar_dense)->fn, w, o); },
+                           quick ? 0.0 : budget);
+    for (const kernel::KernelEntry* e : w.conv ? conv_k : dense_k) {
+      r.isa.push_back(e->variant);
+      set_num_threads(1);
+      r.t1.push_back(time_median([&] { call_kernel(e->fn, w, o); }, budget));
+      set_num_threads(2);
+      r.t2.push_back(time_median([&] { call_kernel(e->fn, w, o); }, budget));
+    }
+    set_num_threads(1);
+    AttrMap attrs;
+    if (w.conv) {
+      attrs = {
+          {"channels", std::to_string(w.w[0])},
+          {"kernel_size", "(" + std::to_string(w.w[2]) + ", " + std::to_string(w.w[3]) + ")"},
+          {"strides",
+           "(" + std::to_string(w.p.stride_h) + ", " + std::to_string(w.p.stride_w) + ")"},
+          {"padding", "(" + std::to_string(w.p.pad_h) + ", " + std::to_string(w.p.pad_w) + ")"},
+          {"groups", std::to_string(w.p.groups)}};
+    } else {
+      attrs = {{"units", std::to_string(w.w[0])}};
+    }
+    const char* op = w.conv ? "conv2d" : "dense";
+    r.run_op = time_median([&] { run_op(op, o.in, attrs); }, budget);
+    set_num_threads(0);
+    const double gops = 2.0 * w.macs() / 1e9;
+    if (json) {
+      std::printf(
+          "{\"kind\":\"%s\",\"family\":\"%s\",\"name\":\"%s\",\"gop\":%.6f,"
+          "\"scalar_ms\":%.4f,\"run_op_ms\":%.4f",
+          op, w.family.c_str(), w.name.c_str(), gops, r.scalar * 1e3, r.run_op * 1e3);
+      for (size_t i = 0; i < r.isa.size(); ++i) {
+        std::printf(",\"%s_1t_ms\":%.4f,\"%s_2t_ms\":%.4f", r.isa[i].c_str(), r.t1[i] * 1e3,
+                    r.isa[i].c_str(), r.t2[i] * 1e3);
+      }
+      std::printf("}\n");
+    } else {
+      std::printf("\n%-9s %-30s %8.1f MOP   scalar %9.3f ms   run_op %8.3f ms\n", w.family.c_str(),
+                  w.name.c_str(), gops * 1e3, r.scalar * 1e3, r.run_op * 1e3);
+      for (size_t i = 0; i < r.isa.size(); ++i) {
+        std::printf(
+            "    %-11s 1T %8.3f ms %7.1f GOPS %5.1f%% peak %6.1fx scalar | 2T %8.3f ms "
+            "%7.1f GOPS %5.1f%% peak\n",
+            r.isa[i].c_str(), r.t1[i] * 1e3, gops / r.t1[i],
+            peak1 > 0 ? 100 * gops * 1e9 / r.t1[i] / (2 * peak1) : 0, r.scalar / r.t1[i],
+            r.t2[i] * 1e3, gops / r.t2[i],
+            peak2 > 0 ? 100 * gops * 1e9 / r.t2[i] / (2 * peak2) : 0);
+      }
+    }
+    std::fflush(stdout);
+    rows.push_back(r);
+  }
+  return 0;
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""Merges conv_bench --json and ort_bench.mjs output into one table (bench/run_benchmarks.sh).
+
+    report.py CVM.jsonl [ORT.jsonl]
+
+Times are medians in milliseconds. "best" is the fastest x86 kernel of cvmrt (each ISA level
+of this CPU is in its own column); GOPS counts 2 operations per multiply-add; "% peak" is
+against the int8 VNNI rate (vpdpbusd zmm) conv_bench measured in the same run, on as many
+threads as the column. cvmrt/ORT is a time ratio: below 1, cvmrt is faster. ORT is
+QLinearConv (uint8 x int8 -> uint8, its fastest int8 convolution) for conv2d and
+MatMulInteger (uint8 x int8 -> int32) for dense; ConvInteger (int8 x int8 -> int32, cvmrt's
+exact semantics) is shown as well.
+"""
+import json
+import sys
+
+
+def load(path):
+    return [json.loads(line) for line in open(path) if line.strip().startswith("{")]
+
+
+def fmt(v, spec="%.3f"):
+    return spec % v if v is not None else "-"
+
+
+def main():
+    cvm = load(sys.argv[1])
+    ort = load(sys.argv[2]) if len(sys.argv) > 2 else []
+    peak = next((r for r in cvm if r["kind"] == "peak"), {"vnni_gops_1t": 0, "vnni_gops_2t": 0})
+    rows = [r for r in cvm if r["kind"] in ("conv2d", "dense")]
+    isas = []
+    for r in rows:
+        for key in r:
+            if key.endswith("_1t_ms") and key[:-6] not in isas:
+                isas.append(key[:-6])
+    ort_ms = {(o["name"], o["op"], o["threads"]): o["ms"] for o in ort}
+
+    def ort_of(r, threads):
+        op = "MatMulInteger" if r["kind"] == "dense" else "QLinearConv"
+        return ort_ms.get((r["name"], op, threads))
+
+    head = ["layer", "MOP", "scalar"] + ["%s 1T" % i for i in isas] + [
+        "GOPS 1T", "%peak", "x scalar", "best 2T", "GOPS 2T", "%peak",
+        "ORT 1T", "ORT 2T", "ConvInt 1T", "cvm/ORT 1T", "cvm/ORT 2T"]
+    table = []
+    for r in rows:
+        t1 = {i: r.get(i + "_1t_ms") for i in isas}
+        t2 = [r.get(i + "_2t_ms") for i in isas if r.get(i + "_2t_ms")]
+        best1 = min(v for v in t1.values() if v) if any(t1.values()) else None
+        best2 = min(t2) if t2 else None
+        gop = r["gop"]
+        g1 = gop / best1 * 1e3 if best1 else None
+        g2 = gop / best2 * 1e3 if best2 else None
+        o1, o2 = ort_of(r, 1), ort_of(r, 2)
+        ci = ort_ms.get((r["name"], "ConvInteger", 1))
+        table.append([
+            "%s %s" % (r["family"], r["name"]), "%.1f" % (gop * 1e3), fmt(r["scalar_ms"])]
+            + [fmt(t1[i]) for i in isas] + [
+            fmt(g1, "%.0f"), fmt(100 * g1 / peak["vnni_gops_1t"] if g1 and peak["vnni_gops_1t"]
+                                 else None, "%.0f%%"),
+            fmt(r["scalar_ms"] / best1 if best1 else None, "%.0fx"), fmt(best2), fmt(g2, "%.0f"),
+            fmt(100 * g2 / peak["vnni_gops_2t"] if g2 and peak["vnni_gops_2t"] else None, "%.0f%%"),
+            fmt(o1), fmt(o2), fmt(ci),
+            fmt(best1 / o1 if best1 and o1 else None, "%.2f"),
+            fmt(best2 / o2 if best2 and o2 else None, "%.2f")])
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *table)]
+    print("int8 VNNI peak in this run: %.0f GOPS (1 thread), %.0f GOPS (2 threads)"
+          % (peak["vnni_gops_1t"], peak["vnni_gops_2t"]))
+    print("times in ms (median); cvm/ORT < 1: cvmrt faster\n")
+    def line(cells):
+        padded = [str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                  for i, (c, w) in enumerate(zip(cells, widths))]
+        return "| " + " | ".join(padded) + " |"
+    print(line(head))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for t in table:
+        print(line(t))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,447 @@
+// The x86 conv2d/dense GEMM kernels (AMX, AVX-512 VNNI, AVX2, and AMX with emulated tiles)
+// equal the scalar reference bit for bit: every tile remainder, stride, dilation, padding and
+// group count, int8 extremes, values outside int8/int16 (the int32 path), no scratch (the
+// reference path), strided views and 1, 2 and 7 threads; run_op agrees across backends.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cvm/allocator.h"
+#include "cvm/error.h"
+#include "cvm/op.h"
+#include "cvm/registry.h"
+#include "cvm/threads.h"
+#include "kernel_abi.h"
+#include "kernel_views.h"
+#include "params/nn.h"
+#include "test_util.h"
+#include "thread_pool.h"
+#ifdef CVMRT_HAVE_BACKEND_SIMD
+#include "simd/gemm_kernels.h"
+#endif
+
+using namespace cvm;
+using kernel::ElemType;
+using kernel::KernelFn;
+
+namespace {
+
+const int kThreadCounts[] = {1, 2, 7};
+
+// Restores the default thread count and task size when a test ends.
+struct RestoreThreads {
+  int64_t min_work = threads::min_task_work();
+  ~RestoreThreads() {
+    set_num_threads(0);
+    threads::set_min_task_work(min_work);
+  }
+};
+
+// Scratch as the op layer lends it: fresh 64-byte aligned blocks, freed at the end; or none.
+// Poisons each block so that a kernel reading scratch it did not write shows up as a mismatch.
+class TestScratch {
+ public:
+  explicit TestScratch(bool lend = true) : lend_(lend), scratch_{&TestScratch::acquire, this} {}
+  ~TestScratch() {
+    for (void* p : blocks_) std::free(p);
+  }
+  const kernel::Scratch* get() const { return &scratch_; }
+  int64_t requested() const { return requested_; }
+
+ private:
+  static void* acquire(void* ctx, int64_t bytes) {
+    auto* self = static_cast<TestScratch*>(ctx);
+    self->requested_ += bytes;
+    if (!self->lend_) return nullptr;
+    void* p = std::aligned_alloc(64, (static_cast<size_t>(bytes) + 63) / 64 * 64);
+    std::memset(p, 0xA5, static_cast<size_t>(bytes));
+    self->blocks_.push_back(p);
+    return p;
+  }
+  bool lend_;
+  kernel::Scratch scratch_;
+  std::vector<void*> blocks_;
+  int64_t requested_ = 0;
+};
+
+KernelFn scalar_fn(const char* op) {
+  const kernel::BackendTable& s = kernel::kScalarBackend;
+  for (size_t i = 0; i < s.count; ++i) {
+    if (std::strcmp(op, s.entries[i].op) == 0 && s.entries[i].dtype == ElemType::kInt32) {
+      return s.entries[i].fn;
+    }
+  }
+  return nullptr;
+}
+
+struct Kernel {
+  std::string name;
+  KernelFn fn;
+};
+
+// Every SIMD conv2d or dense kernel this CPU can run, and the AMX one with emulated tiles.
+std::vector<Kernel> gemm_kernels(const char* op) {
+  std::vector<Kernel> found;
+#ifdef CVMRT_HAVE_BACKEND_SIMD
+  const kernel::BackendTable& simd = kernel::kSimdBackend;
+  const uint32_t have = simd.cpu_features();
+  const uint32_t vnni = kernel::kCpuAvx512f | kernel::kCpuAvx512bw | kernel::kCpuAvx512vnni;
+  for (size_t i = 0; i < simd.count; ++i) {
+    const kernel::KernelEntry& e = simd.entries[i];
+    if (std::strcmp(op, e.op) != 0) continue;
+    if ((have & e.required_features) == e.required_features) {
+      found.push_back({e.variant, e.fn});
+    } else {
+      WARN("skipping " << e.op << "/" << e.variant << ": CPU lacks it");
+    }
+  }
+  if ((have & vnni) == vnni) {
+    found.push_back({"amx_emulated", std::strcmp(op, "conv2d") == 0
+                                         ? kernel::simd::conv2d_i8i32__amx_emulated
+                                         : kernel::simd::dense_i8i32__amx_emulated});
+  }
+#else
+  (void)op;
+  WARN("no SIMD backend in this build");
+#endif
+  return found;
+}
+
+// Random int32 in [lo, hi], with the ends sprinkled in more often.
+NDArray random_in(const Shape& shape, int32_t lo, int32_t hi, uint64_t seed) {
+  NDArray a = NDArray::empty(shape, DataType::Int(32));
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> d(lo, hi);
+  auto* p = static_cast<int32_t*>(a.mutable_data());
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const uint64_t r = rng() % 16;
+    p[i] = r == 0 ? lo : r == 1 ? hi : static_cast<int32_t>(d(rng));
+  }
+  return a;
+}
+
+// Runs `fn` on the views of (inputs -> out) with `params` (whose scratch the caller set) and
+// the thread pool's ParallelFor at the current thread count.
+void run(KernelFn fn, const std::vector<NDArray>& inputs, NDArray& out, const void* params) {
+  std::vector<kernel::TensorView> views = ops::plain_views({out}, inputs);
+  kernel::KernelCall call{};
+  call.outputs = views.data();
+  call.num_outputs = 1;
+  call.inputs = views.data() + 1;
+  call.num_inputs = static_cast<int32_t>(views.size()) - 1;
+  call.params = params;
+  const kernel::ParallelFor par = threads::kernel_parallel_for();
+  call.parallel = par.num_threads > 1 ? &par : nullptr;
+  fn(call);
+}
+
+struct ConvCase {
+  int64_t n, c, h, w, oc, kh, kw;
+  int64_t sh, sw, ph, pw, dh, dw, groups;
+  bool bias;
+  std::string str() const {
+    std::ostringstream s;
+    s << "x(" << n << "," << c << "," << h << "," << w << ") w(" << oc << "," << c / groups << ","
+      << kh << "," << kw << ") stride(" << sh << "," << sw << ") pad(" << ph << "," << pw
+      << ") dil(" << dh << "," << dw << ") groups " << groups << (bias ? " bias" : "");
+    return s.str();
+  }
+};
+
+int64_t out_extent(int64_t in, int64_t pad, int64_t dil, int64_t k, int64_t stride) {
+  return (in + 2 * pad - dil * (k - 1) - 1) / stride + 1;
+}
+
+// Compares every conv2d kernel with the reference on one case; `x`/`w` may be any views.
+void check_conv(const ConvCase& cc, const NDArray& x, const NDArray& w, const NDArray& b,
+                bool lend = true) {
+  kernel::Conv2dParams prm{cc.sh, cc.sw, cc.ph, cc.pw, cc.dh, cc.dw, cc.groups, nullptr};
+  const Shape ys{cc.n, cc.oc, out_extent(cc.h, cc.ph, cc.dh, cc.kh, cc.sh),
+                 out_extent(cc.w, cc.pw, cc.dw, cc.kw, cc.sw)};
+  std::vector<NDArray> in{x, w};
+  if (cc.bias) in.push_back(b);
+  NDArray want = NDArray::zeros(ys, DataType::Int(32));
+  run(scalar_fn("conv2d"), in, want, &prm);
+  for (const Kernel& k : gemm_kernels("conv2d")) {
+    TestScratch scratch(lend);
+    prm.scratch = scratch.get();
+    NDArray got = NDArray::empty(ys, DataType::Int(32));
+    std::memset(got.mutable_data(), 0x5A, static_cast<size_t>(got.numel() * 4));
+    run(k.fn, in, got, &prm);
+    INFO(k.name << " " << cc.str() << " threads " << num_threads() << " scratch "
+                << scratch.requested());
+    REQUIRE(test::bit_equal(got, want));
+  }
+}
+
+void check_conv(const ConvCase& cc, int32_t lo, int32_t hi, uint64_t seed, bool lend = true) {
+  NDArray x = random_in({cc.n, cc.c, cc.h, cc.w}, lo, hi, seed);
+  NDArray w = random_in({cc.oc, cc.c / cc.groups, cc.kh, cc.kw}, lo, hi, seed + 1);
+  NDArray b = random_in({cc.oc}, std::numeric_limits<int32_t>::min(),
+                        std::numeric_limits<int32_t>::max(), seed + 2);
+  check_conv(cc, x, w, b, lend);
+}
+
+// Shapes for every remainder of the tiles (16/64 lanes, 6/16 rows), strides, dilations,
+// paddings, groups, depthwise and batches.
+std::vector<ConvCase> conv_cases() {
+  return {
+      // n  c   h   w  oc kh kw sh sw ph pw dh dw g  bias
+      {1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},
+      {2, 8, 13, 17, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, true},
+      {1, 16, 10, 10, 24, 3, 3, 1, 1, 2, 2, 2, 2, 1, false},
+      {1, 8, 12, 12, 12, 3, 3, 1, 1, 1, 1, 1, 1, 2, true},
+      {2, 8, 11, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 8, true},      // depthwise
+      {1, 8, 15, 15, 16, 3, 3, 2, 2, 1, 1, 1, 1, 8, false},   // depthwise x2, stride 2
+      {1, 64, 7, 9, 70, 1, 1, 1, 1, 0, 0, 1, 1, 1, true},     // pointwise
+      {1, 20, 14, 14, 33, 1, 1, 2, 2, 0, 0, 1, 1, 1, false},  // 1x1 stride 2
+      {1, 37, 7, 7, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},     // 7x7, odd channels
+      {1, 5, 6, 20, 17, 1, 3, 2, 1, 0, 2, 1, 2, 1, true},     // 1x3, asymmetric
+      {1, 6, 13, 8, 7, 5, 2, 1, 3, 2, 1, 2, 3, 1, false},     // 5x2, stride (1, 3)
+      {1, 4, 5, 5, 19, 3, 3, 1, 1, 4, 4, 1, 1, 1, true},      // padding beyond the kernel
+      {1, 7, 1, 30, 9, 1, 3, 1, 2, 0, 1, 1, 1, 1, true},      // one row
+      {1, 9, 23, 1, 10, 3, 1, 2, 1, 1, 0, 1, 1, 1, false},    // one column
+      {3, 12, 6, 6, 48, 2, 2, 2, 2, 0, 0, 1, 1, 3, true},     // groups 3, batch 3
+      {1, 66, 9, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},     // AMX: channel chunks of 11 x 4
+      {1, 130, 5, 6, 35, 3, 3, 1, 1, 1, 1, 1, 1, 1, false},   // AMX: 3 chunks, 3 row blocks
+      {1, 3, 30, 30, 64, 7, 7, 2, 2, 3, 3, 1, 1, 1, true},    // ResNet stem
+      {2, 32, 9, 9, 64, 3, 3, 3, 3, 1, 1, 1, 1, 1, true},     // stride 3
+      {1, 16, 12, 12, 16, 3, 3, 1, 1, 1, 1, 3, 3, 16, true},  // depthwise dilated
+      {1, 20, 19, 37, 20, 3, 3, 2, 1, 1, 1, 1, 1, 20, true},  // depthwise: channel tail, wide
+      {2, 33, 9, 18, 33, 5, 3, 1, 2, 2, 0, 1, 2, 33, false},  // depthwise 5x3, mixed attrs
+      {1, 17, 1, 1, 17, 1, 1, 1, 1, 0, 0, 1, 1, 17, true},    // depthwise 1x1 on one pixel
+      {1, 40, 7, 7, 40, 3, 3, 2, 2, 1, 1, 1, 1, 40, false},   // depthwise stride 2, small
+      {1, 24, 14, 14, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},   // narrower tiles (AVX-512)
+      {1, 16, 7, 7, 20, 1, 1, 1, 1, 0, 0, 1, 1, 1, true},     // narrower tiles (AVX2)
+  };
+}
+
+}  // namespace
+
+TEST_CASE("conv2d GEMM kernels equal the reference on int8 values", "[gemm][conv2d]") {
+  uint64_t seed = 1;
+  for (const ConvCase& cc : conv_cases()) check_conv(cc, -128, 127, seed += 3);
+}
+
+TEST_CASE("conv2d GEMM kernels at 1, 2 and 7 threads", "[gemm][conv2d][threads]") {
+  RestoreThreads restore;
+  uint64_t seed = 500;
+  for (int t : kThreadCounts) {
+    set_num_threads(t);
+    threads::set_min_task_work(1);
+    for (const ConvCase& cc : conv_cases()) check_conv(cc, -128, 127, seed += 3);
+  }
+}
+
+TEST_CASE("conv2d GEMM kernels: large K at the int8 extremes", "[gemm][conv2d]") {
+  // K = 512 * 9 = 4608: every product at +-127 * -128 accumulates far beyond int16.
+  const ConvCase cc{1, 512, 4, 5, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, true};
+  check_conv(cc, -128, -128, 7);
+  check_conv(cc, 127, 127, 8);
+  NDArray x = random_in({1, 512, 4, 5}, -128, -127, 9);
+  NDArray w = random_in({17, 512, 3, 3}, 126, 127, 10);
+  check_conv(cc, x, w, random_in({17}, -5, 5, 11));
+  check_conv(cc, -128, 127, 12);
+}
+
+TEST_CASE("conv2d GEMM kernels: values outside int8 and int16 take exact paths", "[gemm][conv2d]") {
+  uint64_t seed = 900;
+  for (const ConvCase& cc : conv_cases()) {
+    check_conv(cc, -300, 200, seed += 3);      // int16 lanes on AVX2, int32 elsewhere
+    check_conv(cc, -70000, 70000, seed += 3);  // int32 lanes
+    check_conv(cc, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(),
+               seed += 3);  // wrapping products and sums
+  }
+  // One value out of range among int8 ones, in x, then in w.
+  const ConvCase cc{1, 8, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, true};
+  NDArray x = random_in({1, 8, 6, 6}, -128, 127, 1);
+  NDArray w = random_in({8, 8, 3, 3}, -128, 127, 2);
+  NDArray b = random_in({8}, -1000, 1000, 3);
+  static_cast<int32_t*>(x.mutable_data())[100] = 128;
+  check_conv(cc, x, w, b);
+  static_cast<int32_t*>(x.mutable_data())[100] = 0;
+  static_cast<int32_t*>(w.mutable_data())[300] = -129;
+  check_conv(cc, x, w, b);
+}
+
+TEST_CASE("conv2d GEMM kernels without scratch run the reference", "[gemm][conv2d]") {
+  uint64_t seed = 2000;
+  for (const ConvCase& cc : conv_cases()) check_conv(cc, -128, 127, seed += 3, false);
+}
+
+TEST_CASE("conv2d GEMM kernels read and write strided views", "[gemm][conv2d]") {
+  const ConvCase cc{2, 6, 9, 10, 10, 3, 3, 2, 1, 1, 1, 1, 1, 2, true};
+  // x: every other column of a wider array, batch reversed; w: a channel-reversed view.
+  NDArray wide = random_in({2, 6, 9, 20}, -128, 127, 31);
+  NDArray x = wide.slice(3, 0, 20, 2).slice(0, 1, -3, -1);
+  NDArray wbig = random_in({10, 3, 3, 3}, -128, 127, 32);
+  NDArray w = wbig.slice(1, 2, -4, -1);
+  REQUIRE(w.shape() == Shape{10, 3, 3, 3});
+  check_conv(cc, x, w, random_in({20}, -9, 9, 33).slice(0, 0, 20, 2));
+  check_conv(cc, x.contiguous(), w.permute({0, 1, 3, 2}).contiguous().permute({0, 1, 3, 2}),
+             random_in({10}, -9, 9, 34));
+  // Broadcast views (stride 0) along H and along W.
+  const ConvCase bc{1, 8, 7, 9, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, true};
+  NDArray wb = random_in({12, 8, 3, 3}, -128, 127, 37);
+  check_conv(bc, random_in({1, 8, 1, 9}, -128, 127, 38).broadcast_to({1, 8, 7, 9}), wb,
+             random_in({12}, -9, 9, 39));
+  check_conv(bc, random_in({1, 8, 7, 1}, -128, 127, 40).broadcast_to({1, 8, 7, 9}), wb,
+             random_in({12}, -9, 9, 41));
+  // Depthwise: the same x (6 channels) with transposed weights.
+  const ConvCase dw{2, 6, 9, 10, 6, 3, 3, 1, 2, 1, 1, 1, 1, 6, true};
+  NDArray wdw = random_in({6, 1, 3, 3}, -128, 127, 35).permute({0, 1, 3, 2});
+  check_conv(dw, x, wdw, random_in({6}, -9, 9, 36));
+}
+
+TEST_CASE("conv2d through run_op: simd equals scalar", "[gemm][conv2d][ops]") {
+  const AttrMap attrs{{"channels", "24"},
+                      {"kernel_size", "(3, 3)"},
+                      {"padding", "(1, 1)"},
+                      {"strides", "(2, 2)"},
+                      {"use_bias", "true"}};
+  const std::vector<NDArray> in{random_in({2, 16, 15, 13}, -127, 127, 41),
+                                random_in({24, 16, 3, 3}, -127, 127, 42),
+                                random_in({24}, -100000, 100000, 43)};
+  const std::string before = current_backend();
+  set_backend("scalar");
+  NDArray want = run_op("conv2d", in, attrs)[0];
+  set_backend("auto");
+  NDArray got = run_op("conv2d", in, attrs)[0];
+  set_backend(before);
+  REQUIRE(test::bit_equal(got, want));
+}
+
+TEST_CASE("conv2d through run_op under a memory limit: scratch refused, same result",
+          "[gemm][conv2d][ops]") {
+  const AttrMap attrs{{"channels", "8"}, {"kernel_size", "(3, 3)"}, {"padding", "(1, 1)"}};
+  const std::vector<NDArray> in{random_in({1, 8, 12, 12}, -127, 127, 51),
+                                random_in({8, 8, 3, 3}, -127, 127, 52),
+                                random_in({8}, -1000, 1000, 53)};
+  const std::string before = current_backend();
+  set_backend("scalar");
+  NDArray want = run_op("conv2d", in, attrs)[0];
+  set_backend("auto");
+  // Limits from "not even the output fits" to "everything fits": on the way, the output is
+  // allocated but the kernel's scratch is refused, and the kernel runs without it.
+  Allocator& a = Allocator::cpu();
+  a.release_cache();
+  int ran = 0;
+  for (size_t extra = 0; extra <= (size_t{64} << 10); extra += 512) {
+    a.set_limit(a.stats().bytes_in_use + extra);
+    try {
+      NDArray got = run_op("conv2d", in, attrs)[0];
+      a.set_limit(0);
+      REQUIRE(test::bit_equal(got, want));
+      ++ran;
+    } catch (const LogicError&) {
+      a.set_limit(0);
+    }
+  }
+  set_backend(before);
+  REQUIRE(ran > 0);
+}
+
+// ---- dense --------------------------------------------------------------------------------------
+
+namespace {
+
+void check_dense(const NDArray& x, const NDArray& w, const NDArray* b, bool lend = true,
+                 bool null_params = false) {
+  const Shape ys{x.shape()[0], w.shape()[0]};
+  std::vector<NDArray> in{x, w};
+  if (b) in.push_back(*b);
+  NDArray want = NDArray::zeros(ys, DataType::Int(32));
+  run(scalar_fn("dense"), in, want, nullptr);
+  for (const Kernel& k : gemm_kernels("dense")) {
+    TestScratch scratch(lend);
+    const kernel::DenseParams prm{scratch.get()};
+    NDArray got = NDArray::empty(ys, DataType::Int(32));
+    std::memset(got.mutable_data(), 0x5A, static_cast<size_t>(got.numel() * 4));
+    run(k.fn, in, got, null_params ? nullptr : &prm);
+    INFO(k.name << " x" << x.shape() << " w" << w.shape() << (b ? " bias" : "") << " threads "
+                << num_threads());
+    REQUIRE(test::bit_equal(got, want));
+  }
+}
+
+void check_dense(int64_t m, int64_t k, int64_t n, bool bias, int32_t lo, int32_t hi, uint64_t seed,
+                 bool lend = true) {
+  NDArray x = random_in({m, k}, lo, hi, seed);
+  NDArray w = random_in({n, k}, lo, hi, seed + 1);
+  NDArray b = random_in({n}, std::numeric_limits<int32_t>::min(),
+                        std::numeric_limits<int32_t>::max(), seed + 2);
+  check_dense(x, w, bias ? &b : nullptr, lend);
+}
+
+struct DenseCase {
+  int64_t m, k, n;
+  bool bias;
+};
+
+std::vector<DenseCase> dense_cases() {
+  return {{1, 1, 1, true},     {1, 1024, 64, true}, {3, 17, 5, false},   {4, 100, 9, true},
+          {5, 64, 70, true},   {6, 64, 64, false},  {7, 33, 129, true},  {16, 64, 16, true},
+          {17, 65, 31, false}, {33, 130, 47, true}, {64, 256, 96, true}, {37, 300, 130, false},
+          {2, 5, 3, true},     {12, 1, 40, true}};
+}
+
+}  // namespace
+
+TEST_CASE("dense GEMM kernels equal the reference on int8 values", "[gemm][dense]") {
+  uint64_t seed = 3000;
+  for (const DenseCase& d : dense_cases()) check_dense(d.m, d.k, d.n, d.bias, -128, 127, seed += 3);
+}
+
+TEST_CASE("dense GEMM kernels at 1, 2 and 7 threads", "[gemm][dense][threads]") {
+  RestoreThreads restore;
+  uint64_t seed = 3500;
+  for (int t : kThreadCounts) {
+    set_num_threads(t);
+    threads::set_min_task_work(1);
+    for (const DenseCase& d : dense_cases()) {
+      check_dense(d.m, d.k, d.n, d.bias, -128, 127, seed += 3);
+    }
+  }
+}
+
+TEST_CASE("dense GEMM kernels: large K at the int8 extremes, wide values", "[gemm][dense]") {
+  check_dense(9, 4608, 20, true, -128, -128, 1);
+  check_dense(9, 4608, 20, true, 127, 127, 2);
+  check_dense(9, 4608, 20, false, -128, 127, 3);
+  uint64_t seed = 4000;
+  for (const DenseCase& d : dense_cases()) {
+    check_dense(d.m, d.k, d.n, d.bias, -300, 200, seed += 3);
+    check_dense(d.m, d.k, d.n, d.bias, std::numeric_limits<int32_t>::min(),
+                std::numeric_limits<int32_t>::max(), seed += 3);
+    check_dense(d.m, d.k, d.n, d.bias, -128, 127, seed += 3, false);  // no scratch
+  }
+}
+
+TEST_CASE("dense GEMM kernels: strided views and null params", "[gemm][dense]") {
+  NDArray xt = random_in({40, 9}, -128, 127, 51);  // x = its transpose: K not contiguous
+  NDArray w = random_in({30, 60}, -128, 127, 52).slice(1, 0, 60, 2);
+  NDArray b = random_in({30}, -7, 7, 53);
+  check_dense(xt.transpose(), w, &b);
+  check_dense(random_in({9, 30}, -128, 127, 54), w, &b, true, true);
+  NDArray y_wide = random_in({9, 30}, -128, 127, 55);
+  check_dense(y_wide, w.contiguous(), nullptr);
+}
+
+TEST_CASE("dense through run_op: simd equals scalar", "[gemm][dense][ops]") {
+  const AttrMap attrs{{"units", "70"}, {"use_bias", "true"}};
+  const std::vector<NDArray> in{random_in({19, 200}, -127, 127, 61),
+                                random_in({70, 200}, -127, 127, 62),
+                                random_in({70}, -100000, 100000, 63)};
+  const std::string before = current_backend();
+  set_backend("scalar");
+  NDArray want = run_op("dense", in, attrs)[0];
+  set_backend("auto");
+  NDArray got = run_op("dense", in, attrs)[0];
+  set_backend(before);
+  REQUIRE(test::bit_equal(got, want));
+}

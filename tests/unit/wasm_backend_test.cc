@@ -1,0 +1,433 @@
+// The WebAssembly SIMD128 backend: every kernel equals the scalar reference bit for bit over
+// shapes, strides, broadcasts, aliasing, parameters and value ranges that reach each vector path,
+// its int16 dot-product path, its int32 path and its scalar fallbacks.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cvm/registry.h"
+#include "kernel_abi.h"
+#include "params/elementwise.h"
+#include "params/nn.h"
+#include "params/reduce.h"
+
+using namespace cvm;
+
+TEST_CASE("the registry lists the wasm backend exactly when it is compiled", "[backend][wasm]") {
+  const std::vector<std::string> names = compiled_backends();
+  const bool listed = std::find(names.begin(), names.end(), "wasm") != names.end();
+#ifdef CVMRT_HAVE_BACKEND_WASM
+  REQUIRE(listed);
+  REQUIRE(names.front() == "wasm");  // the best backend: the default
+  set_backend("auto");
+  REQUIRE(current_backend() == "wasm");
+  REQUIRE(resolve_kernel("conv2d", DataType::Int(32)) == "wasm/simd128");
+#else
+  REQUIRE_FALSE(listed);
+#endif
+  REQUIRE(names.back() == "scalar");
+}
+
+#ifdef CVMRT_HAVE_BACKEND_WASM
+
+namespace {
+
+using kernel::ElemType;
+using kernel::KernelCall;
+using kernel::KernelFn;
+using kernel::TensorView;
+
+KernelFn table_kernel(const kernel::BackendTable& table, const std::string& op) {
+  for (size_t i = 0; i < table.count; ++i) {
+    const kernel::KernelEntry& e = table.entries[i];
+    if (op == e.op && (e.dtype == ElemType::kInt32 || e.dtype == ElemType::kAny)) return e.fn;
+  }
+  FAIL("no int32 kernel " << op << " in backend " << table.name);
+  return nullptr;
+}
+
+// Value ranges that pick different paths: int8 and int16 operands take the int16 dot product
+// (the int16 bounds included), full int32 operands the exact int32 multiply.
+enum class Range { kInt8, kInt16, kInt16Edges, kInt32 };
+
+struct Rng {
+  explicit Rng(uint64_t seed) : gen(seed) {}
+  int64_t uniform(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(gen);
+  }
+  int32_t value(Range r) {
+    switch (r) {
+      case Range::kInt8:
+        return static_cast<int32_t>(uniform(-128, 127));
+      case Range::kInt16:
+        return static_cast<int32_t>(uniform(-32768, 32767));
+      case Range::kInt16Edges: {
+        static const int32_t kEdges[] = {-32768, -32767, 32767, 32766, -1, 0, 1};
+        return kEdges[uniform(0, 6)];
+      }
+      case Range::kInt32:
+        break;
+    }
+    static const int32_t kEdges[] = {INT32_MIN, INT32_MAX, INT32_MIN + 1, -1, 0, 1, 32768};
+    return uniform(0, 3) == 0 ? kEdges[uniform(0, 6)]
+                              : static_cast<int32_t>(uniform(INT32_MIN, INT32_MAX));
+  }
+  std::vector<int32_t> values(size_t n, Range r) {
+    std::vector<int32_t> v(n);
+    for (int32_t& x : v) x = value(r);
+    return v;
+  }
+  std::mt19937_64 gen;
+};
+
+// A view over `data` (+ offset elements) with explicit shape and element strides.
+TensorView view(int32_t* data, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+  TensorView v{};
+  v.data = data;
+  v.type = ElemType::kInt32;
+  v.ndim = static_cast<int32_t>(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    v.shape[d] = shape[d];
+    v.strides[d] = strides[d];
+  }
+  return v;
+}
+
+std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size());
+  int64_t step = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    s[d] = step;
+    step *= shape[d];
+  }
+  return s;
+}
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t e : shape) n *= e;
+  return n;
+}
+
+// Runs `op` of the wasm backend and of the scalar reference on the same inputs, each into its
+// own copy of `out_init` (garbage, so unwritten outputs show), and requires equal bytes. The
+// output view's data member is rebased onto each copy.
+void require_same(const std::string& op, std::vector<TensorView> inputs, TensorView out,
+                  std::vector<int32_t>& out_storage, const void* params) {
+  const std::vector<int32_t> init = out_storage;
+  const ptrdiff_t out_offset = static_cast<int32_t*>(out.data) - out_storage.data();
+  std::vector<int32_t> results[2];
+  const KernelFn fns[2] = {table_kernel(kernel::kWasmBackend, op),
+                           table_kernel(kernel::kScalarBackend, op)};
+  for (int i = 0; i < 2; ++i) {
+    out_storage = init;
+    out.data = out_storage.data() + out_offset;
+    KernelCall call{};
+    call.inputs = inputs.data();
+    call.num_inputs = static_cast<int32_t>(inputs.size());
+    call.outputs = &out;
+    call.num_outputs = 1;
+    call.params = params;
+    fns[i](call);
+    results[i] = out_storage;
+  }
+  REQUIRE(results[0] == results[1]);
+}
+
+}  // namespace
+
+TEST_CASE("wasm elementwise kernels equal the reference", "[backend][wasm]") {
+  Rng rng(11);
+  const char* const kOps[] = {"add", "sub", "mul", "maximum", "minimum"};
+  for (const char* op : kOps) {
+    for (int64_t n : {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 100, 1001}) {
+      INFO(op << " n=" << n);
+      std::vector<int32_t> a = rng.values(static_cast<size_t>(n) + 1, Range::kInt32);
+      std::vector<int32_t> b = rng.values(static_cast<size_t>(n) + 1, Range::kInt32);
+      std::vector<int32_t> out = rng.values(static_cast<size_t>(n) + 1, Range::kInt32);
+      const TensorView out_v = view(out.data(), {n}, {1});
+      // contiguous, broadcast either side, reversed
+      require_same(op, {view(a.data(), {n}, {1}), view(b.data(), {n}, {1})}, out_v, out, nullptr);
+      require_same(op, {view(a.data(), {n}, {1}), view(b.data(), {n}, {0})}, out_v, out, nullptr);
+      require_same(op, {view(a.data(), {n}, {0}), view(b.data(), {n}, {1})}, out_v, out, nullptr);
+      if (n > 0) {
+        require_same(op, {view(a.data() + n - 1, {n}, {-1}), view(b.data(), {n}, {1})}, out_v, out,
+                     nullptr);
+      }
+      // 2-D with a column broadcast and a strided output
+      std::vector<int32_t> out2 = rng.values(static_cast<size_t>(2 * n * 3) + 1, Range::kInt32);
+      require_same(op, {view(a.data(), {3, n}, {0, 1}), view(b.data(), {3, n}, {1, 0})},
+                   view(out2.data(), {3, n}, {2 * n, 1}), out2, nullptr);
+    }
+  }
+  SECTION("in place: the output is the first input") {
+    std::vector<int32_t> a = rng.values(37, Range::kInt32), b = rng.values(37, Range::kInt32);
+    for (const char* op : kOps) {
+      std::vector<int32_t> a_copy = a;
+      require_same(op, {view(a_copy.data(), {37}, {1}), view(b.data(), {37}, {1})},
+                   view(a_copy.data(), {37}, {1}), a_copy, nullptr);
+    }
+  }
+}
+
+TEST_CASE("wasm relu and clamping kernels equal the reference", "[backend][wasm]") {
+  Rng rng(12);
+  std::vector<int32_t> x = rng.values(203, Range::kInt32);
+  for (int64_t n : {0, 1, 4, 7, 64, 203}) {
+    std::vector<int32_t> out = rng.values(203, Range::kInt32);
+    const TensorView xv = view(x.data(), {n}, {1}), ov = view(out.data(), {n}, {1});
+    require_same("relu", {xv}, ov, out, nullptr);
+    require_same("relu", {view(x.data(), {n / 2}, {2})}, view(out.data(), {n / 2}, {1}), out,
+                 nullptr);
+    for (int32_t shift = 1; shift <= 32; ++shift) {
+      const int32_t hi = static_cast<int32_t>(rng.uniform(0, INT32_MAX));
+      const kernel::CvmClampParams p{shift, -hi, hi};
+      INFO("n=" << n << " shift=" << shift << " hi=" << hi);
+      require_same("cvm_right_shift", {xv}, ov, out, &p);
+      require_same("cvm_left_shift", {xv}, ov, out, &p);
+      const int32_t lo = static_cast<int32_t>(rng.uniform(INT32_MIN, 0));
+      const kernel::CvmClampParams c{shift, lo,
+                                     static_cast<int32_t>(rng.uniform(lo + 1, INT32_MAX))};
+      require_same("clip", {xv}, ov, out, &c);
+    }
+  }
+}
+
+TEST_CASE("wasm reductions equal the reference", "[backend][wasm]") {
+  Rng rng(13);
+  // A contiguous (d0, d1, d2) input reduced over every subset of axes: the kernel view lists the
+  // kept axes, then the reduced ones, each with its stride in the contiguous buffer.
+  const std::vector<std::vector<int64_t>> shapes = {{2, 3, 5}, {1, 9, 4},  {4, 1, 17}, {3, 8, 8},
+                                                    {5, 0, 3}, {7, 13, 1}, {2, 33, 6}};
+  for (const auto& shape : shapes) {
+    for (Range r : {Range::kInt8, Range::kInt32}) {
+      std::vector<int32_t> x = rng.values(static_cast<size_t>(numel(shape)) + 1, r);
+      const std::vector<int64_t> strides = compact_strides(shape);
+      for (int mask = 1; mask < 8; ++mask) {
+        std::vector<int64_t> in_shape, in_strides, out_shape;
+        for (int d = 0; d < 3; ++d) {
+          if (!(mask & (1 << d))) {
+            in_shape.push_back(shape[d]);
+            in_strides.push_back(strides[d]);
+            out_shape.push_back(shape[d]);
+          }
+        }
+        for (int d = 0; d < 3; ++d) {
+          if (mask & (1 << d)) {
+            in_shape.push_back(shape[d]);
+            in_strides.push_back(strides[d]);
+          }
+        }
+        std::vector<int32_t> out = rng.values(static_cast<size_t>(numel(out_shape)) + 1, r);
+        const TensorView in_v = view(x.data(), in_shape, in_strides);
+        const TensorView out_v = view(out.data(), out_shape, compact_strides(out_shape));
+        INFO("shape (" << shape[0] << ", " << shape[1] << ", " << shape[2] << ") mask " << mask);
+        require_same("reduce_sum", {in_v}, out_v, out, nullptr);
+        require_same("reduce_max", {in_v}, out_v, out, nullptr);
+        const kernel::ReduceParams quirk{1};
+        require_same("reduce_max", {in_v}, out_v, out, &quirk);
+      }
+    }
+  }
+  SECTION("all-negative blocks under max's start-at-zero quirk, and nothing reduced") {
+    std::vector<int32_t> x(40, -5), out(8, 123);
+    const kernel::ReduceParams quirk{1};
+    require_same("reduce_max", {view(x.data(), {8, 5}, {5, 1})}, view(out.data(), {8}, {1}), out,
+                 &quirk);
+    require_same("reduce_max", {view(x.data(), {8, 5}, {1, 8})}, view(out.data(), {8}, {1}), out,
+                 &quirk);
+    require_same("reduce_sum", {view(x.data(), {8}, {1})}, view(out.data(), {8}, {1}), out,
+                 nullptr);
+  }
+}
+
+namespace {
+
+// Scratch for kernels that ask (kernel_abi.h): lends 64-byte aligned blocks, or refuses every
+// request past `limit` blocks so the kernels' no-scratch paths run too.
+struct TestScratch {
+  explicit TestScratch(int limit) : limit(limit), scratch{&TestScratch::acquire, this} {}
+  static void* acquire(void* ctx, int64_t bytes) {
+    auto* self = static_cast<TestScratch*>(ctx);
+    if (static_cast<int>(self->blocks.size()) >= self->limit) return nullptr;
+    self->blocks.emplace_back(static_cast<size_t>(bytes) + 64, 0xA5);
+    auto addr = reinterpret_cast<uintptr_t>(self->blocks.back().data());
+    return reinterpret_cast<void*>((addr + 63) & ~uintptr_t{63});
+  }
+  int limit;
+  kernel::Scratch scratch;
+  std::vector<std::vector<uint8_t>> blocks;
+};
+
+struct ConvCase {
+  int64_t n, c, h, w, oc, kh, kw, groups;
+  kernel::Conv2dParams p;
+  bool bias;
+};
+
+// Output extent of one spatial axis (the op layer's formula).
+int64_t conv_extent(int64_t in, int64_t pad, int64_t dil, int64_t k, int64_t stride) {
+  return (in + 2 * pad - dil * (k - 1) - 1) / stride + 1;
+}
+
+void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x) {
+  const int64_t oh = conv_extent(k.h, k.p.pad_h, k.p.dilation_h, k.kh, k.p.stride_h);
+  const int64_t ow = conv_extent(k.w, k.p.pad_w, k.p.dilation_w, k.kw, k.p.stride_w);
+  if (oh <= 0 || ow <= 0) return;
+  const int64_t gc = k.c / k.groups;
+  // Strided x: every other row and a padded row pitch (inner stride still 1), or an inner
+  // stride of 2 (the scalar fallback).
+  const int64_t pitch = strided_x ? k.w * 2 + 3 : k.w;
+  std::vector<int32_t> x = rng.values(static_cast<size_t>(k.n * k.c * k.h * pitch * 2) + 8, range);
+  std::vector<int32_t> w = rng.values(static_cast<size_t>(k.oc * gc * k.kh * k.kw), range);
+  std::vector<int32_t> b = rng.values(static_cast<size_t>(k.oc), Range::kInt32);
+  std::vector<int32_t> y = rng.values(static_cast<size_t>(k.n * k.oc * oh * ow), Range::kInt32);
+  std::vector<TensorView> in = {
+      view(x.data(), {k.n, k.c, k.h, k.w}, {k.c * k.h * pitch, k.h * pitch, pitch, 1}),
+      view(w.data(), {k.oc, gc, k.kh, k.kw}, compact_strides({k.oc, gc, k.kh, k.kw}))};
+  if (k.bias) in.push_back(view(b.data(), {k.oc}, {1}));
+  INFO("conv x (" << k.n << ", " << k.c << ", " << k.h << ", " << k.w << ") oc " << k.oc
+                  << " kernel " << k.kh << "x" << k.kw << " stride " << k.p.stride_h << ","
+                  << k.p.stride_w << " pad " << k.p.pad_h << "," << k.p.pad_w << " dilation "
+                  << k.p.dilation_h << "," << k.p.dilation_w << " groups " << k.groups << " bias "
+                  << k.bias << " range " << static_cast<int>(range) << " strided " << strided_x);
+  const TensorView out = view(y.data(), {k.n, k.oc, oh, ow}, compact_strides({k.n, k.oc, oh, ow}));
+  // No scratch, scratch refused (after 0 or 1 blocks), scratch lent.
+  for (int limit : {-1, 0, 1, 8}) {
+    TestScratch scratch(limit);
+    kernel::Conv2dParams p = k.p;
+    p.scratch = limit < 0 ? nullptr : &scratch.scratch;
+    INFO("scratch blocks allowed " << limit);
+    require_same("conv2d", in, out, y, &p);
+    if (strided_x) {
+      std::vector<TensorView> in2 = in;
+      in2[0] = view(x.data(), {k.n, k.c, k.h, k.w},
+                    {k.c * k.h * pitch * 2, k.h * pitch * 2, pitch * 2, 2});
+      require_same("conv2d", in2, out, y, &p);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("wasm conv2d equals the reference", "[backend][wasm]") {
+  Rng rng(14);
+  SECTION("common layers") {
+    const ConvCase cases[] = {
+        {1, 3, 8, 8, 4, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},
+        {2, 5, 9, 13, 6, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, false},
+        {1, 8, 7, 19, 9, 1, 1, 1, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},
+        {1, 4, 16, 16, 8, 3, 3, 1, {2, 2, 1, 1, 1, 1, 1, nullptr}, true},
+        {1, 3, 11, 23, 5, 5, 5, 1, {2, 2, 2, 2, 1, 1, 1, nullptr}, false},
+        {1, 6, 10, 18, 6, 3, 3, 6, {1, 1, 1, 1, 1, 1, 6, nullptr}, true},  // depthwise
+        {1, 8, 9, 17, 4, 3, 3, 2, {1, 1, 1, 1, 1, 1, 2, nullptr}, true},   // grouped
+        {1, 2, 12, 21, 3, 3, 3, 1, {1, 3, 2, 2, 2, 2, 1, nullptr}, true},  // dilated, stride 3
+        {1, 1, 5, 40, 2, 1, 7, 1, {1, 1, 0, 3, 1, 1, 1, nullptr}, false},  // wide kernel, odd C
+        {3, 7, 6, 33, 5, 2, 4, 1, {1, 1, 0, 1, 1, 1, 1, nullptr}, true},
+        {1, 4, 3, 3, 4, 3, 3, 1, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},  // one output, no interior
+        {1, 2, 4, 4, 3, 5, 5, 1, {1, 1, 2, 2, 1, 1, 1, nullptr}, true},  // kernel wider than the
+                                                                         // input
+    };
+    for (const ConvCase& k : cases) {
+      for (Range r : {Range::kInt8, Range::kInt16, Range::kInt16Edges, Range::kInt32}) {
+        check_conv(rng, k, r, false);
+        check_conv(rng, k, r, true);
+      }
+    }
+  }
+  SECTION("seeded random geometries") {
+    for (int i = 0; i < 150; ++i) {
+      ConvCase k{};
+      k.groups = rng.uniform(1, 3);
+      k.n = rng.uniform(1, 2);
+      k.c = k.groups * rng.uniform(1, 4);
+      k.oc = k.groups * rng.uniform(1, 6);
+      k.h = rng.uniform(1, 12);
+      k.w = rng.uniform(1, 30);
+      k.kh = rng.uniform(1, 4);
+      k.kw = rng.uniform(1, 4);
+      k.p = {rng.uniform(1, 3), rng.uniform(1, 3), rng.uniform(0, 2), rng.uniform(0, 2),
+             rng.uniform(1, 2), rng.uniform(1, 2), k.groups,          nullptr};
+      k.bias = rng.uniform(0, 1) == 1;
+      const Range r = static_cast<Range>(rng.uniform(0, 3));
+      check_conv(rng, k, r, rng.uniform(0, 3) == 0);
+    }
+  }
+}
+
+TEST_CASE("wasm conv2d int16 pairs wrap exactly at the int16 bounds", "[backend][wasm]") {
+  // Every product (-32768)^2 = 2^30; two per dot lane give 2^31, which wraps to INT32_MIN. Three
+  // channels: one full pair and one paired with a zero weight.
+  const int64_t c = 3, h = 3, w = 12, oc = 5;
+  std::vector<int32_t> x(static_cast<size_t>(c * h * w), -32768);
+  std::vector<int32_t> wt(static_cast<size_t>(oc * c * 9), -32768);
+  std::vector<int32_t> y(static_cast<size_t>(oc * h * w), 7);
+  for (int limit : {-1, 8}) {  // the interleaved and the packed pairs
+    TestScratch scratch(limit);
+    const kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, 1, limit < 0 ? nullptr : &scratch.scratch};
+    require_same("conv2d",
+                 {view(x.data(), {1, c, h, w}, compact_strides({1, c, h, w})),
+                  view(wt.data(), {oc, c, 3, 3}, compact_strides({oc, c, 3, 3}))},
+                 view(y.data(), {1, oc, h, w}, compact_strides({1, oc, h, w})), y, &p);
+    // An interior output sums 27 products of 2^30: 27 * 2^30 mod 2^32 = 3 * 2^30, i.e. -2^30.
+    REQUIRE(y[static_cast<size_t>(1 * w + 5)] == -1073741824);
+  }
+}
+
+TEST_CASE("wasm dense equals the reference", "[backend][wasm]") {
+  Rng rng(15);
+  for (int64_t m : {1, 2, 4, 5, 9}) {
+    for (int64_t depth : {0, 1, 3, 4, 7, 8, 9, 17, 64, 100}) {
+      for (int64_t units : {1, 3, 4, 5, 8, 11}) {
+        for (Range r : {Range::kInt16Edges, Range::kInt32}) {
+          for (bool bias : {false, true}) {
+            std::vector<int32_t> x = rng.values(static_cast<size_t>(m * depth * 2) + 1, r);
+            std::vector<int32_t> w = rng.values(static_cast<size_t>(units * depth) + 1, r);
+            std::vector<int32_t> b = rng.values(static_cast<size_t>(units), Range::kInt32);
+            std::vector<int32_t> y = rng.values(static_cast<size_t>(m * units), Range::kInt32);
+            std::vector<TensorView> in = {view(x.data(), {m, depth}, {depth, 1}),
+                                          view(w.data(), {units, depth}, {depth, 1})};
+            if (bias) in.push_back(view(b.data(), {units}, {1}));
+            const TensorView out = view(y.data(), {m, units}, {units, 1});
+            INFO("dense " << m << "x" << depth << " units " << units << " bias " << bias
+                          << " range " << static_cast<int>(r));
+            require_same("dense", in, out, y, nullptr);
+            in[0] = view(x.data(), {m, depth}, {depth * 2, 2});  // the scalar fallback
+            require_same("dense", in, out, y, nullptr);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("wasm max_pool2d equals the reference", "[backend][wasm]") {
+  Rng rng(16);
+  for (int i = 0; i < 200; ++i) {
+    const int64_t n = rng.uniform(1, 2), c = rng.uniform(1, 3), h = rng.uniform(1, 12),
+                  w = rng.uniform(1, 40);
+    kernel::MaxPool2dParams p{
+        rng.uniform(1, 4), rng.uniform(1, 4), rng.uniform(1, 3), rng.uniform(1, 3), 0, 0};
+    p.pad_h = rng.uniform(0, p.pool_h - 1);
+    p.pad_w = rng.uniform(0, p.pool_w - 1);
+    const int64_t oh = (h + 2 * p.pad_h - p.pool_h) / p.stride_h + 1;
+    const int64_t ow = (w + 2 * p.pad_w - p.pool_w) / p.stride_w + 1;
+    if (oh <= 0 || ow <= 0) continue;
+    const bool strided = rng.uniform(0, 3) == 0;
+    const int64_t step = strided ? 2 : 1;
+    std::vector<int32_t> x = rng.values(static_cast<size_t>(n * c * h * w * step), Range::kInt32);
+    if (i % 5 == 0) std::fill(x.begin(), x.end(), INT32_MIN);
+    std::vector<int32_t> y = rng.values(static_cast<size_t>(n * c * oh * ow), Range::kInt32);
+    INFO("pool x (" << n << ", " << c << ", " << h << ", " << w << ") pool " << p.pool_h << "x"
+                    << p.pool_w << " stride " << p.stride_h << "," << p.stride_w << " pad "
+                    << p.pad_h << "," << p.pad_w << " strided " << strided);
+    require_same("max_pool2d",
+                 {view(x.data(), {n, c, h, w}, {c * h * w * step, h * w * step, w * step, step})},
+                 view(y.data(), {n, c, oh, ow}, compact_strides({n, c, oh, ow})), y, &p);
+  }
+}
+
+#endif  // CVMRT_HAVE_BACKEND_WASM
