@@ -179,7 +179,7 @@ TEST_CASE("CVMOpRun: argument errors are logic errors and leave outputs cleared"
   CHECK(n == 0);
 }
 
-TEST_CASE("CVMOpRun: outputs are new caller-owned handles; typed and string attrs agree",
+TEST_CASE("CVMOpRun: outputs are new caller-owned handles, typed and string attrs agree",
           "[capi_ops]") {
   REQUIRE(has_op("relu"));
   REQUIRE(has_op("cvm_clip"));
@@ -212,7 +212,7 @@ TEST_CASE("CVMOpRun: outputs are new caller-owned handles; typed and string attr
   CHECK(CVMArrayFree(x) == CVM_STATUS_OK);
 }
 
-TEST_CASE("CVMOpRun: tuple attributes from JSON arrays; two-output operators", "[capi_ops]") {
+TEST_CASE("CVMOpRun: tuple attributes from JSON arrays, two-output operators", "[capi_ops]") {
   REQUIRE(has_op("max_pool2d"));
   REQUIRE(has_op("get_valid_counts"));
   std::vector<int32_t> data(16);

@@ -161,7 +161,7 @@ TEST_CASE("the rewriting helper itself reproduces a valid file", "[graph]") {
         std::vector<int64_t>{11, -18, 10});
 }
 
-TEST_CASE("model files keep metadata, labels and storage ids; saving is deterministic", "[graph]") {
+TEST_CASE("model files keep metadata, labels and storage ids, saving is deterministic", "[graph]") {
   cvm::ModelOptions o;
   o.metadata.name = "mlp";
   o.metadata.description = "a small test network";
