@@ -6,29 +6,7 @@
 #include <string.h>
 
 #include "cvm/c_api.h"
-
-static int g_passed = 0;
-static int g_failed = 0;
-
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (cond) {                                                                                    \
-      ++g_passed;                                                                                  \
-    } else {                                                                                       \
-      ++g_failed;                                                                                  \
-      fprintf(stderr, "%s:%d: EXPECT(%s) failed; last error: \"%s\"\n", __FILE__, __LINE__, #cond, \
-              CVMGetLastError());                                                                  \
-    }                                                                                              \
-  } while (0)
-
-/* A failing call: status `code` and a message containing `needle`. */
-#define EXPECT_ERROR(call, code, needle)                 \
-  do {                                                   \
-    int status_ = (call);                                \
-    EXPECT(status_ == (code));                           \
-    EXPECT(CVMGetLastError() != NULL);                   \
-    EXPECT(strstr(CVMGetLastError(), (needle)) != NULL); \
-  } while (0)
+#include "expect.h"
 
 /* The spec's worked example: data (1,4) p=8, w (3,4) p=8, dense units=3 without bias. */
 static const char kDenseJson[] =

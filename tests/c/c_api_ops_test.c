@@ -6,20 +6,7 @@
 #include <string.h>
 
 #include "cvm/c_api.h"
-
-static int g_passed = 0;
-static int g_failed = 0;
-
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (cond) {                                                                                    \
-      ++g_passed;                                                                                  \
-    } else {                                                                                       \
-      ++g_failed;                                                                                  \
-      fprintf(stderr, "%s:%d: EXPECT(%s) failed; last error: \"%s\"\n", __FILE__, __LINE__, #cond, \
-              CVMGetLastError());                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "expect.h"
 
 static CVMArrayHandle int32_array(const int64_t* shape, int ndim, const int32_t* data) {
   CVMArrayHandle h = NULL;

@@ -1,34 +1,12 @@
 /* Plain-C tests of the C ABI against the shared library: arrays, bytes, DLPack, params, errors.
  * Usage: c_api_test <writable temp dir> */
 #include "cvm/c_api.h"
+#include "expect.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int g_passed = 0;
-static int g_failed = 0;
-
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (cond) {                                                                                    \
-      ++g_passed;                                                                                  \
-    } else {                                                                                       \
-      ++g_failed;                                                                                  \
-      fprintf(stderr, "%s:%d: EXPECT(%s) failed; last error: \"%s\"\n", __FILE__, __LINE__, #cond, \
-              CVMGetLastError());                                                                  \
-    }                                                                                              \
-  } while (0)
-
-/* A failing call: status `code` and a non-empty message containing `needle`. */
-#define EXPECT_ERROR(call, code, needle)                 \
-  do {                                                   \
-    int status_ = (call);                                \
-    EXPECT(status_ == (code));                           \
-    EXPECT(CVMGetLastError() != NULL);                   \
-    EXPECT(strstr(CVMGetLastError(), (needle)) != NULL); \
-  } while (0)
 
 typedef struct {
   int code;
