@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include "float16.h"
+#include "kernel_abi.h"
 
 namespace cvm {
 namespace test {
@@ -81,6 +82,18 @@ double float_at(const NDArray& a, int64_t i) {
   std::memcpy(&h, b.data(), 2);
   return a.dtype() == DataType::Float(16) ? kernel::half_bits_to_double(h)
                                           : kernel::bfloat16_bits_to_double(h);
+}
+
+uint32_t simd_testable_features() {
+#ifdef CVMRT_HAVE_BACKEND_SIMD
+  const kernel::BackendTable& simd = kernel::kSimdBackend;
+  const uint32_t usable = simd.cpu_features();
+  if (simd.detected_cpu_features == nullptr) return usable;
+  constexpr uint32_t kAmx = kernel::kCpuAmxTile | kernel::kCpuAmxInt8;
+  return (simd.detected_cpu_features() & ~kAmx) | (usable & kAmx);
+#else
+  return 0;
+#endif
 }
 
 }  // namespace test

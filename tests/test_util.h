@@ -26,5 +26,10 @@ int64_t int_at(const NDArray& a, int64_t i);
 // Element i of a float16/bfloat16/float32/float64 array as a double.
 double float_at(const NDArray& a, int64_t i);
 
+// The CPU features whose SIMD kernel-table entries a test may call directly: everything the CPU
+// has, whatever CVMRT_ISA caps dispatch to (so the parity tests cover every level in every run),
+// except AMX unless this process was allowed the tile state. 0 without a SIMD backend.
+uint32_t simd_testable_features();
+
 }  // namespace test
 }  // namespace cvm

@@ -14,6 +14,7 @@
 
 #include "cvm/error.h"
 #include "cvm/registry.h"
+#include "cvm/threads.h"
 
 namespace cvm {
 namespace cli {
@@ -100,8 +101,11 @@ std::vector<std::string> Args::get_all(const std::string& name) const {
 }
 
 int64_t Args::get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const {
-  if (!has(name)) return fallback;
-  const std::string text = get(name);
+  return has(name) ? parse_int_option(name, get(name), min, max) : fallback;
+}
+
+int64_t parse_int_option(const std::string& name, const std::string& text, int64_t min,
+                         int64_t max) {
   errno = 0;
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
@@ -111,6 +115,58 @@ int64_t Args::get_int(const std::string& name, int64_t fallback, int64_t min, in
   }
   return v;
 }
+
+// ---- global options ----
+
+namespace {
+
+// set_num_threads' upper bound (cvm/threads.h).
+constexpr int64_t kMaxThreads = 1024;
+int g_threads_option = 0;
+
+}  // namespace
+
+const char kGlobalOptionsHelp[] =
+    "global options (before or after the command):\n"
+    "  --threads N   threads one operator may use, 1 to 1024 (default: CVMRT_THREADS, else the\n"
+    "                hardware concurrency); results are bit-identical for every count\n";
+
+GlobalOptions extract_global_options(std::vector<std::string>* args) {
+  GlobalOptions g;
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args->size(); ++i) {
+    const std::string& w = (*args)[i];
+    if (w == "--") {
+      rest.insert(rest.end(), args->begin() + static_cast<std::ptrdiff_t>(i), args->end());
+      break;
+    }
+    if (w != "--threads" && w.rfind("--threads=", 0) != 0) {
+      rest.push_back(w);
+      continue;
+    }
+    if (g.has_threads) g.error = "option --threads given more than once";
+    g.has_threads = true;
+    if (w != "--threads") {
+      g.threads = w.substr(std::strlen("--threads="));
+    } else if (i + 1 < args->size()) {
+      g.threads = (*args)[++i];
+    } else if (g.error.empty()) {
+      g.error = "option --threads needs a value";
+    }
+  }
+  *args = rest;
+  return g;
+}
+
+void apply_global_options(const GlobalOptions& options) {
+  if (!options.error.empty()) throw UsageError(options.error);
+  if (!options.has_threads) return;
+  const int n = static_cast<int>(parse_int_option("threads", options.threads, 1, kMaxThreads));
+  set_num_threads(n);
+  g_threads_option = n;
+}
+
+int threads_option() { return g_threads_option; }
 
 // ---- files ----
 

@@ -55,6 +55,28 @@ class Args {
   std::vector<std::pair<std::string, std::string>> values_;
 };
 
+// An integer in [min, max] given as `text` to option --`name`; UsageError naming the option and
+// the range otherwise.
+int64_t parse_int_option(const std::string& name, const std::string& text, int64_t min,
+                         int64_t max);
+
+// ---- global options: accepted before or after the command name, by every command ----
+
+struct GlobalOptions {
+  bool has_threads = false;
+  std::string threads;  // the text given to --threads
+  std::string error;    // a malformed one (no value, given twice): a usage error to report
+};
+
+// Removes the global options ("--threads N", "--threads=N") from `args`, up to a "--".
+GlobalOptions extract_global_options(std::vector<std::string>* args);
+// Checks and applies them (cvm::set_num_threads); UsageError for a bad value or `error`.
+void apply_global_options(const GlobalOptions& options);
+// The thread count --threads set, 0 when it was not given.
+int threads_option();
+// The global options' lines for the help texts.
+extern const char kGlobalOptionsHelp[];
+
 // ---- files ----
 
 // The whole file; LogicError "cannot open 'path': reason" when it cannot be read.

@@ -1,4 +1,5 @@
-// cvmrt inspect: a model's nodes (op, shapes, precisions, cost), its cost and its memory plan.
+// cvmrt inspect: a model's nodes (op, shapes, precisions, cost), its cost and its memory plan; or
+// (--system) the CPU, ISA level, threads and kernels this process would run with.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "cvm/model.h"
+#include "cvm/system.h"
 
 namespace cvm {
 namespace cli {
@@ -43,8 +45,20 @@ std::string io_desc(const TensorInfo& t) {
          " (" + t.io_dtype.name() + ")";
 }
 
+void print_system() {
+  SystemInfo info = system_info();
+  if (threads_option() > 0) info.threads_source = "--threads";
+  std::cout << format_system_info(info);
+}
+
 int run_inspect(const std::vector<std::string>& words) {
-  Args args("inspect", words, {{"params"}}, 1, 1);
+  Args args("inspect", words, {{"params"}, {"system", false}}, 0, 1);
+  const bool system = args.has("system");
+  if (!system && args.positional().empty()) throw UsageError("missing argument");
+  if (system && args.positional().empty()) {
+    print_system();
+    return 0;
+  }
   const std::string path = args.positional()[0];
   std::shared_ptr<const Model> model = load_model(path, args.get("params"));
 
@@ -101,11 +115,16 @@ int run_inspect(const std::vector<std::string>& words) {
             << "          unplanned " << with_commas(unplanned) << " bytes ("
             << human_bytes(unplanned) << ", every entry without reuse)\n"
             << "          saving " << pct
-            << (planned > unplanned ? " (tiny entries: the plan aligns each block to 64 bytes)" : "")
+            << (planned > unplanned ? " (tiny entries: the plan aligns each block to 64 bytes)"
+                                    : "")
             << "\n";
   if (model->storage_id_bytes() != 0) {
     std::cout << "          CVM storage_id pool: " << with_commas(model->storage_id_bytes())
               << " bytes\n";
+  }
+  if (system) {
+    std::cout << "\nsystem:\n";
+    print_system();
   }
   return 0;
 }
@@ -113,8 +132,9 @@ int run_inspect(const std::vector<std::string>& words) {
 }  // namespace
 
 const Command kInspectCommand = {
-    "inspect", "nodes, shapes, precisions, cost and memory plan of a model",
-    "usage: cvmrt inspect MODEL [--params P]\n"
+    "inspect", "a model's nodes, shapes, cost and memory plan; --system: CPU, ISA, threads",
+    "usage: cvmrt inspect MODEL [--params P] [--system]\n"
+    "       cvmrt inspect --system\n"
     "\n"
     "Verifies MODEL (a cvmrt model file, or a CVM graph JSON with --params) and prints:\n"
     "  - one row per node: name, op (null = variable), output shapes, output precisions,\n"
@@ -124,7 +144,13 @@ const Command kInspectCommand = {
     "  - the memory plan: planned bytes (params + one session's activations after\n"
     "    liveness-based reuse) against unplanned bytes (every entry on its own) and the saving.\n"
     "\n"
-    "  --params P   the params of a CVM graph JSON (legacy CVM or cvmrt format)\n",
+    "  --params P   the params of a CVM graph JSON (legacy CVM or cvmrt format)\n"
+    "  --system     report what this process runs with (after the model's report, if any):\n"
+    "               the CPU and its features, the x86 ISA level chosen and the CVMRT_ISA cap,\n"
+    "               whether AMX was permitted, the thread count and where it comes from\n"
+    "               (default, CVMRT_THREADS or --threads), the backends, and the kernel\n"
+    "               (backend/variant) each op and dtype dispatches to. Warnings first: an\n"
+    "               unknown CVMRT_ISA, a malformed CVMRT_THREADS or CVMRT_BACKEND.\n",
     run_inspect};
 
 }  // namespace cli

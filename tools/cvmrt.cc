@@ -9,6 +9,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "cvm/error.h"
+#include "cvm/system.h"
 
 namespace {
 
@@ -28,7 +29,7 @@ const Command* find_command(const std::string& name) {
 }
 
 void print_usage(std::ostream& os) {
-  os << "usage: cvmrt <command> [args]      (cvmrt <command> --help for its options)\n"
+  os << "usage: cvmrt [--threads N] <command> [args]   (cvmrt <command> --help for its options)\n"
         "\n"
         "commands:\n";
   for (const Command* c : kCommands) {
@@ -36,11 +37,19 @@ void print_usage(std::ostream& os) {
   }
   os << "  help      this text, or `cvmrt help <command>`\n"
         "\n"
+     << cvm::cli::kGlobalOptionsHelp
+     << "\n"
         "MODEL is a cvmrt model file (cvmrt convert writes one) or a CVM graph JSON given with\n"
-        "--params. Set CVMRT_BACKEND (or --backend where offered) to pick the kernels.\n"
+        "--params. Set CVMRT_BACKEND (or --backend where offered) to pick the kernels, CVMRT_ISA\n"
+        "(scalar, avx2, avx512 or amx) to cap the x86 ISA level; `cvmrt inspect --system` shows\n"
+        "what was chosen.\n"
         "\n"
         "exit status: 0 ok, 1 bad input (wrong arguments, malformed or missing files, a model\n"
         "that fails verification, a failed check), 2 runtime error (out of memory, I/O, ...)\n";
+}
+
+void print_command_help(const Command& c) {
+  std::cout << c.help << "\n" << cvm::cli::kGlobalOptionsHelp;
 }
 
 bool wants_help(const std::vector<std::string>& words) {
@@ -55,11 +64,12 @@ bool wants_help(const std::vector<std::string>& words) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  const cvm::cli::GlobalOptions global = cvm::cli::extract_global_options(&args);
   const std::string name = args.empty() ? "help" : args[0];
   if (name == "help" || name == "--help" || name == "-h") {
     if (args.size() >= 2) {
       if (const Command* c = find_command(args[1])) {
-        std::cout << c->help;
+        print_command_help(*c);
         return 0;
       }
       std::cerr << "cvmrt: unknown command \"" << args[1] << "\"\n\n";
@@ -78,11 +88,16 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::string> words(args.begin() + 1, args.end());
   if (wants_help(words)) {
-    std::cout << command->help;
+    print_command_help(*command);
     return 0;
   }
   const std::string prefix = std::string("cvmrt ") + command->name;
   try {
+    cvm::cli::apply_global_options(global);
+    // Settings the library ignores (an unknown CVMRT_ISA) would otherwise pass unnoticed.
+    for (const std::string& w : cvm::environment_warnings()) {
+      std::cerr << "cvmrt: warning: " << w << "\n";
+    }
     return command->run(words);
   } catch (const cvm::cli::UsageError& e) {
     std::cerr << prefix << ": error: " << e.what() << "\n(see `" << prefix << " --help`)\n";

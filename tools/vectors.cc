@@ -192,17 +192,6 @@ std::string shape_text(const std::vector<int64_t>& s) {
   return os.str();
 }
 
-// "" when the kind and message are the expected error's.
-std::string compare_error(const Case& c, const std::string& kind, const std::string& message) {
-  if (!c.error) return "unexpected " + kind + " error: " + message;
-  if (kind != c.error->kind) return kind + " error, expected " + c.error->kind + ": " + message;
-  for (const std::string& s : c.error->contains) {
-    if (message.find(s) == std::string::npos)
-      return "message \"" + message + "\" lacks \"" + s + "\"";
-  }
-  return "";
-}
-
 std::string element_text(const std::vector<uint8_t>& b, size_t i, DataType t) {
   const size_t w = t.bytes();
   uint64_t u = 0;
@@ -248,6 +237,27 @@ bool is_cvm_op(const std::string& name) {
 }
 
 }  // namespace
+
+std::string compare_error(const Case& c, const std::string& kind, const std::string& message) {
+  if (!c.error) return "unexpected " + kind + " error: " + message;
+  if (kind != c.error->kind) return kind + " error, expected " + c.error->kind + ": " + message;
+  for (const std::string& s : c.error->contains) {
+    if (message.find(s) == std::string::npos)
+      return "message \"" + message + "\" lacks \"" + s + "\"";
+  }
+  return "";
+}
+
+std::string compare_outputs(const Case& c, const std::vector<NDArray>& got) {
+  if (got.size() != c.outputs.size()) {
+    return std::to_string(got.size()) + " outputs, expected " + std::to_string(c.outputs.size());
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    const std::string d = compare_output(c.outputs[i], got[i]);
+    if (!d.empty()) return "output " + std::to_string(i) + ": " + d;
+  }
+  return "";
+}
 
 NDArray Tensor::to_array() const {
   return NDArray::from_bytes(bytes.data(), bytes.size(), Shape(shape), dtype);
@@ -301,14 +311,7 @@ std::string check_run(const Case& c) {
     return compare_error(c, "runtime", e.what());
   }
   if (c.error) return "ran without the expected " + c.error->kind + " error";
-  if (out.size() != c.outputs.size()) {
-    return std::to_string(out.size()) + " outputs, expected " + std::to_string(c.outputs.size());
-  }
-  for (size_t i = 0; i < out.size(); ++i) {
-    const std::string d = compare_output(c.outputs[i], out[i]);
-    if (!d.empty()) return "output " + std::to_string(i) + ": " + d;
-  }
-  return "";
+  return compare_outputs(c, out);
 }
 
 std::string check_infer(const Case& c) {

@@ -1,5 +1,6 @@
 // Conformance vectors (tests/vectors, format in tests/vectors/README.md): loading and checking one
-// case against run_op / infer_op on the current backend. Used by `cvmrt verify`.
+// case against run_op / infer_op on the current backend. Used by `cvmrt verify` and the unit
+// tests (tests/unit/vectors_test.cc).
 #pragma once
 
 #include <cstdint>
@@ -48,6 +49,12 @@ std::vector<Case> load_dir(const std::string& dir);
 // inference (backend-independent; CVM operators with input_precisions only).
 bool needs_run(const Case& c);
 bool needs_infer(const Case& c);
+
+// "" when the outputs (shapes, dtypes, bytes) are the case's expected ones; else the first
+// difference ("output 1: element 3 is 5, expected 6").
+std::string compare_outputs(const Case& c, const std::vector<NDArray>& got);
+// "" when an error of `kind` ("logic" or "runtime") saying `message` is the case's expected one.
+std::string compare_error(const Case& c, const std::string& kind, const std::string& message);
 
 // "" when run_op on the current backend gives the expected outputs (or error); else what differs.
 std::string check_run(const Case& c);

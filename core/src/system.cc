@@ -1,22 +1,38 @@
-// The system report: CPU features from the backends' tables, the ISA cap, threads, and the
-// kernel the registry picks for every (op, dtype) pair.
+// The system report: CPU model and features from the backends' tables, the ISA level and its
+// cap, AMX permission, threads and where their count comes from, and the kernel the registry
+// picks for every (op, dtype) pair.
 #include "cvm/system.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <utility>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "cvm/dtype.h"
 #include "cvm/error.h"
 #include "cvm/registry.h"
 #include "cvm/threads.h"
 #include "registry_internal.h"
+#include "thread_pool.h"
 
 namespace cvm {
 namespace {
+
+// The CVMRT_ISA levels, lowest first (backends/simd/cpu_features.cc defines what each allows).
+constexpr const char* kIsaLevels = "scalar, avx2, avx512, amx";
+
+// The ops that dominate model time, and the dtype the report resolves each for.
+constexpr const char* kMainOps[] = {"conv2d", "dense", "matmul", "add", "max_pool2d", "reduce_sum"};
 
 std::vector<std::string> feature_names(uint32_t bits) {
   std::vector<std::string> names;
@@ -26,75 +42,245 @@ std::vector<std::string> feature_names(uint32_t bits) {
   return names;
 }
 
+// The widest ISA level the features allow (the kernels' requirements in backends/simd).
+std::string isa_level_of(uint32_t f) {
+  constexpr uint32_t kAvx512 = kernel::kCpuAvx512f | kernel::kCpuAvx512bw;
+  constexpr uint32_t kAmx = kAvx512 | kernel::kCpuAmxTile | kernel::kCpuAmxInt8;
+  if ((f & kAmx) == kAmx) return "amx";
+  if ((f & kAvx512) == kAvx512) return "avx512";
+  if (f & kernel::kCpuAvx2) return "avx2";
+  return "scalar";
+}
+
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
 }
 
-std::string join(const std::vector<std::string>& items) {
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+// The CPU's brand string: CPUID leaves 0x80000002..4 on x86, else /proc/cpuinfo's "model name".
+std::string cpu_model() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned int regs[12] = {};
+  if (__get_cpuid_max(0x80000000u, nullptr) >= 0x80000004u) {
+    for (unsigned int i = 0; i < 3; ++i) {
+      __get_cpuid(0x80000002u + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2],
+                  &regs[4 * i + 3]);
+    }
+    char brand[sizeof regs + 1] = {};
+    std::memcpy(brand, regs, sizeof regs);
+    const std::string model = trim(brand);
+    if (!model.empty()) return model;
+  }
+#endif
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      return trim(line.substr(line.find(':') + 1));
+    }
+  }
+  return "";
+}
+
+// The backend with ISA levels (the x86 SIMD one), or null.
+const kernel::BackendTable* level_backend() {
+  for (const kernel::BackendTable* b : backend_tables()) {
+    if (b->isa_cap != nullptr && b->cpu_features != nullptr) return b;
+  }
+  return nullptr;
+}
+
+std::string join(const std::vector<std::string>& items, const char* none = "(none)") {
   std::string s;
   for (const std::string& i : items) s += (s.empty() ? "" : " ") + i;
-  return s.empty() ? "(none)" : s;
+  return s.empty() ? none : s;
+}
+
+KernelChoice choose(const std::string& op, const std::string& dtype) {
+  // An "any" kernel serves every dtype: ask for one it must serve.
+  const DataType t = dtype == "any" ? DataType::Int(32) : DataType::parse(dtype);
+  KernelChoice k{op, dtype, "", ""};
+  try {
+    const std::string chosen = resolve_kernel(op, t);
+    const size_t slash = chosen.find('/');
+    k.backend = chosen.substr(0, slash);
+    k.variant = slash == std::string::npos ? "" : chosen.substr(slash + 1);
+  } catch (const LogicError&) {
+    k.backend = "none";  // no compiled backend has it (or CVMRT_BACKEND is bad)
+  }
+  return k;
+}
+
+std::string kernel_str(const KernelChoice& k) {
+  return k.variant.empty() ? k.backend : k.backend + "/" + k.variant;
+}
+
+// "isa level: avx2 (CVMRT_ISA=avx2 caps it; the CPU has avx512)".
+std::string isa_line(const SystemInfo& info) {
+  if (info.isa_level.empty()) return "isa level: n/a (no x86 SIMD backend in this build)";
+  std::vector<std::string> why;
+  if (!info.isa_cap.empty()) why.push_back("CVMRT_ISA=" + info.isa_cap + " caps it");
+  if (info.isa_level != info.cpu_level) why.push_back("the CPU has " + info.cpu_level);
+  if (info.amx == "denied") why.push_back("AMX permission denied");
+  if (info.isa_cap.empty() && !info.isa_env.empty()) {
+    why.push_back("CVMRT_ISA=\"" + info.isa_env + "\" is not a level: no cap");
+  }
+  if (why.empty()) {
+    why.push_back(info.isa_env.empty() ? "the CPU's widest; CVMRT_ISA not set"
+                                       : "the CPU's widest");
+  }
+  std::string s = "isa level: " + info.isa_level + " (";
+  for (size_t i = 0; i < why.size(); ++i) s += (i ? "; " : "") + why[i];
+  return s + ")";
+}
+
+std::string amx_line(const SystemInfo& info) {
+  std::string s = "amx permission: ";
+  if (info.amx == "denied") return s + "denied (arch_prctl ARCH_REQ_XCOMP_PERM failed)";
+  if (info.amx == "not requested") return s + "not requested (CVMRT_ISA=" + info.isa_cap + ")";
+  if (info.amx == "no AMX") return s + "n/a (the CPU has no AMX)";
+  return s + info.amx;
+}
+
+std::string threads_line(const SystemInfo& info) {
+  std::ostringstream os;
+  os << "threads: ";
+  if (info.num_threads <= 0) {
+    os << "none (a bad CVMRT_THREADS, see the warning; hardware " << info.hardware_threads << ")";
+    return os.str();
+  }
+  os << info.num_threads << " (";
+  if (info.threads_source == "default") {
+    os << "default: the hardware concurrency";
+  } else if (info.threads_source == "CVMRT_THREADS") {
+    os << "from CVMRT_THREADS=" << info.threads_env << "; hardware " << info.hardware_threads;
+  } else {
+    os << "from " << info.threads_source << "; hardware " << info.hardware_threads;
+    if (!info.threads_env.empty()) os << "; CVMRT_THREADS=" << info.threads_env << " overridden";
+  }
+  os << ")";
+  return os.str();
 }
 
 }  // namespace
 
+std::vector<std::string> environment_warnings() {
+  std::vector<std::string> out;
+  const std::string isa = env("CVMRT_ISA");
+  if (!isa.empty()) {
+    const kernel::BackendTable* b = level_backend();
+    if (b == nullptr) {
+      out.push_back("CVMRT_ISA=\"" + isa + "\" has no effect: no x86 SIMD backend in this build");
+    } else if (*b->isa_cap() == '\0') {
+      out.push_back("CVMRT_ISA=\"" + isa + "\" is not an ISA level (" + kIsaLevels +
+                    "): ignored, the ISA is not capped");
+    }
+  }
+  return out;
+}
+
 SystemInfo system_info() {
   SystemInfo info;
+  info.cpu_model = cpu_model();
   uint32_t detected = 0, usable = 0;
   for (const kernel::BackendTable* b : backend_tables()) {
     if (b->cpu_features == nullptr) continue;
     usable |= b->cpu_features();
     detected |= b->detected_cpu_features ? b->detected_cpu_features() : b->cpu_features();
-    if (b->isa_cap != nullptr && info.isa_cap.empty()) info.isa_cap = b->isa_cap();
   }
   info.cpu_features = feature_names(detected);
   info.usable_features = feature_names(usable);
   info.isa_env = env("CVMRT_ISA");
+  info.amx = "no AMX";
+  if (const kernel::BackendTable* b = level_backend()) {
+    info.isa_cap = b->isa_cap();
+    const uint32_t have = b->detected_cpu_features ? b->detected_cpu_features() : b->cpu_features();
+    info.cpu_level = isa_level_of(have);
+    info.isa_level = isa_level_of(b->cpu_features());
+    constexpr uint32_t kAmx = kernel::kCpuAmxTile | kernel::kCpuAmxInt8;
+    if ((have & kAmx) == kAmx) {
+      if (!info.isa_cap.empty() && info.isa_cap != "amx") {
+        info.amx = "not requested";
+      } else {
+        info.amx = (b->cpu_features() & kAmx) == kAmx ? "granted" : "denied";
+      }
+    }
+  }
+  info.warnings = environment_warnings();
+
   info.hardware_threads = std::max(1u, std::thread::hardware_concurrency());
   info.threads_env = env("CVMRT_THREADS");
+  const int env_threads = threads::parse_thread_count(info.threads_env.c_str());
   try {
     info.num_threads = num_threads();
+    const int by_default = env_threads > 0 ? env_threads
+                                           : std::min(info.hardware_threads, threads::kMaxThreads);
+    info.threads_source = info.num_threads != by_default ? "set_num_threads"
+                          : env_threads > 0              ? "CVMRT_THREADS"
+                                                         : "default";
   } catch (const LogicError& e) {
     info.num_threads = 0;
     info.threads_error = e.what();
+    info.threads_source = "CVMRT_THREADS";
+    info.warnings.push_back(e.what());
   }
+
   info.compiled_backends = compiled_backends();
-  info.backend = current_backend();
-  std::set<std::pair<std::string, std::string>> pairs;
-  for (const KernelInfo& k : list_kernels()) pairs.insert({k.op, k.dtype});
-  for (const auto& [op, dtype] : pairs) {
-    // An "any" kernel serves every dtype: ask for one it must serve.
-    const DataType t = dtype == "any" ? DataType::Int(32) : DataType::parse(dtype);
-    const std::string chosen = resolve_kernel(op, t);
-    const size_t slash = chosen.find('/');
-    info.kernels.push_back({op, dtype, chosen.substr(0, slash), chosen.substr(slash + 1)});
+  try {
+    info.backend = current_backend();
+  } catch (const LogicError& e) {
+    info.backend_error = e.what();
+    info.warnings.push_back(e.what());
   }
+  for (const char* op : kMainOps) info.main_kernels.push_back(choose(op, "int32"));
+  // Every (op, dtype) pair once, by op, then dtype in DLPack order (int8 ... uint64, float16 ...).
+  std::set<std::tuple<std::string, int, int, std::string>> pairs;
+  for (const KernelInfo& k : list_kernels()) {
+    const DataType t = k.dtype == "any" ? DataType() : DataType::parse(k.dtype);
+    pairs.insert({k.op, k.dtype == "any" ? -1 : t.code(), t.bits(), k.dtype});
+  }
+  for (const auto& p : pairs) info.kernels.push_back(choose(std::get<0>(p), std::get<3>(p)));
   return info;
 }
 
 std::string format_system_info(const SystemInfo& info) {
   std::ostringstream os;
+  for (const std::string& w : info.warnings) os << "warning: " << w << "\n";
+  os << "cpu: " << (info.cpu_model.empty() ? "unknown" : info.cpu_model) << "\n";
   os << "cpu features: " << join(info.cpu_features) << "\n";
-  os << "usable features: " << join(info.usable_features);
-  if (!info.isa_env.empty()) {
-    os << " (CVMRT_ISA=" << info.isa_env << ": "
-       << (info.isa_cap.empty() ? "not a level, ignored" : "capped to " + info.isa_cap) << ")";
+  os << isa_line(info) << "\n";
+  os << "usable features: " << join(info.usable_features) << "\n";
+  if (!info.isa_level.empty()) os << amx_line(info) << "\n";
+  os << threads_line(info) << "\n";
+  os << "backends: " << join(info.compiled_backends) << " (preferred: "
+     << (info.backend.empty() ? "none, see the warning" : info.backend) << ")\n";
+  os << "\nmain kernels (op dtype -> backend/variant):\n";
+  size_t width = 0;
+  for (const KernelChoice& k : info.main_kernels) width = std::max(width, k.op.size());
+  for (const KernelChoice& k : info.main_kernels) {
+    os << "  " << k.op << std::string(width - k.op.size(), ' ') << " " << k.dtype << " -> "
+       << kernel_str(k) << "\n";
   }
-  os << "\n";
-  os << "threads: ";
-  if (info.num_threads > 0) {
-    os << info.num_threads;
-  } else {
-    os << "error: " << info.threads_error;
-  }
-  os << " (hardware " << info.hardware_threads;
-  if (!info.threads_env.empty()) os << ", CVMRT_THREADS=" << info.threads_env;
-  os << ")\n";
-  os << "backends: " << join(info.compiled_backends) << " (preferred: " << info.backend << ")\n";
-  os << "kernels:\n";
-  for (const KernelChoice& k : info.kernels) {
-    os << "  " << k.op << " " << k.dtype << " -> " << k.backend << "/" << k.variant << "\n";
+  // Every kernel, one line per op and choice: "  add int8 int16 ... -> simd/avx512".
+  os << "\nall kernels (op dtypes -> backend/variant):\n";
+  for (size_t i = 0; i < info.kernels.size();) {
+    std::map<std::string, std::string> by_choice;  // choice -> dtypes
+    std::vector<std::string> order;
+    size_t j = i;
+    for (; j < info.kernels.size() && info.kernels[j].op == info.kernels[i].op; ++j) {
+      const std::string c = kernel_str(info.kernels[j]);
+      if (by_choice.count(c) == 0) order.push_back(c);
+      by_choice[c] += " " + info.kernels[j].dtype;
+    }
+    for (const std::string& c : order) {
+      os << "  " << info.kernels[i].op << by_choice[c] << " -> " << c << "\n";
+    }
+    i = j;
   }
   return os.str();
 }

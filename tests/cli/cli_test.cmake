@@ -66,6 +66,11 @@ function(inspect_total text out_var)
   set(${out_var} "${total}" PARENT_SCOPE)
 endfunction()
 
+# The tool's environment settings come from each scenario, never from the caller's shell.
+foreach(var CVMRT_ISA CVMRT_THREADS CVMRT_BACKEND)
+  unset(ENV{${var}})
+endforeach()
+
 set(LENET_JSON "${M}/lenet.json")
 set(LENET_PARAMS "${M}/lenet.params")
 set(LENET_INPUT "data=${M}/lenet_input.npy")
@@ -275,7 +280,7 @@ elseif(SCENARIO STREQUAL "missing_files")
   cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input data=no_such_input.npy)
   expect_match("${ERR}" "cannot open 'no_such_input.npy'" "missing input")
   cvm(1 inspect no_such_model.cvmrt)
-  expect_match("${ERR}" "no_such_model.cvmrt" "missing model file")
+  expect_match("${ERR}" "cannot open model file 'no_such_model.cvmrt'" "missing model file")
   cvm(1 convert "${LENET_JSON}" no_such.params -o x.cvmrt)
   expect_match("${ERR}" "no_such.params" "convert: missing params")
   # malformed files
@@ -294,6 +299,109 @@ elseif(SCENARIO STREQUAL "missing_files")
   # the graph without its params
   cvm(1 inspect "${LENET_JSON}")
   expect_match("${ERR}" "\\(no --params given\\)" "params hint")
+
+elseif(SCENARIO STREQUAL "system_report")
+  cvm(0 inspect --system)
+  foreach(re "(^|\n)cpu: [^\n]+" "\ncpu features: [^\n]+" "\nusable features: "
+             "\nthreads: [0-9]+ \\(default: the hardware concurrency\\)"
+             "\nbackends: [^\n]*scalar \\(preferred: [a-z]+\\)"
+             "\nmain kernels" "\n  conv2d +int32 -> [a-z]+/" "\n  dense +int32 -> "
+             "\n  matmul +int32 -> " "\n  add +int32 -> " "\n  max_pool2d +int32 -> "
+             "\n  reduce_sum +int32 -> " "\nall kernels" "\n  relu int32 -> ")
+    expect_match("${OUT}" "${re}" "system report")
+  endforeach()
+  if(NOT OUT MATCHES "\nisa level: (scalar|avx2|avx512|amx) \\(|\nisa level: n/a")
+    message(FATAL_ERROR "inspect --system: no ISA level in:\n${OUT}")
+  endif()
+  set(have_levels OFF)  # a build with the x86 SIMD backend
+  if(OUT MATCHES "\nisa level: [a-z0-9]+ \\(")
+    set(have_levels ON)
+    expect_match("${OUT}" "\namx permission: (granted|denied|not requested|n/a)" "AMX")
+  endif()
+
+  # CVMRT_ISA and CVMRT_THREADS are reported, and the kernels follow the cap
+  set(ENV{CVMRT_ISA} avx2)
+  set(ENV{CVMRT_THREADS} 3)
+  cvm(0 inspect --system)
+  expect_match("${OUT}" "\nthreads: 3 \\(from CVMRT_THREADS=3; hardware [0-9]+\\)" "threads")
+  if(have_levels)
+    expect_match("${OUT}" "\nisa level: (avx2|scalar) \\(CVMRT_ISA=avx2 caps it" "capped level")
+    if(OUT MATCHES "\nisa level: avx2")
+      expect_match("${OUT}" "\n  conv2d +int32 -> simd/avx2\n" "conv2d at avx2")
+      expect_match("${OUT}" "\n  add +int32 -> simd/avx2\n" "add at avx2")
+    endif()
+    if(OUT MATCHES "usable features: [^\n]*avx512")
+      message(FATAL_ERROR "CVMRT_ISA=avx2 left avx512 usable:\n${OUT}")
+    endif()
+    set(ENV{CVMRT_ISA} scalar)
+    cvm(0 inspect --system)
+    expect_match("${OUT}" "\nisa level: scalar \\(CVMRT_ISA=scalar caps it" "scalar level")
+    expect_match("${OUT}" "\nusable features: \\(none\\)\n" "no features at scalar")
+    expect_match("${OUT}" "\n  conv2d +int32 -> scalar/ref\n" "conv2d at scalar")
+  endif()
+
+  # an unknown CVMRT_ISA is a warning in the report and on stderr, never silently ignored
+  set(ENV{CVMRT_ISA} avx9)
+  cvm(0 inspect --system)
+  expect_match("${OUT}" "^warning: CVMRT_ISA=\"avx9\" (is not an ISA level|has no effect)"
+               "report warning")
+  expect_match("${ERR}" "cvmrt: warning: CVMRT_ISA=\"avx9\"" "stderr warning")
+  if(have_levels)
+    expect_match("${OUT}"
+                 "\nisa level: [a-z0-9]+ \\([^\n]*CVMRT_ISA=\"avx9\" is not a level: no cap"
+                 "uncapped level")
+  endif()
+  cvm(0 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}")
+  expect_match("${ERR}" "cvmrt: warning: CVMRT_ISA=\"avx9\"" "warning on run")
+  unset(ENV{CVMRT_ISA})
+
+  # a malformed CVMRT_THREADS is reported, not fatal to the report; --threads overrides it
+  set(ENV{CVMRT_THREADS} lots)
+  cvm(0 inspect --system)
+  expect_match("${OUT}" "warning: CVMRT_THREADS=\"lots\": expected an integer" "bad env")
+  expect_match("${OUT}" "\nthreads: none \\(a bad CVMRT_THREADS" "no thread count")
+  cvm(0 inspect --system --threads 2)
+  expect_match("${OUT}" "\nthreads: 2 \\(from --threads; hardware [0-9]+; CVMRT_THREADS=lots "
+               "overridden\\)" "flag over a bad env")
+
+elseif(SCENARIO STREQUAL "threads_flag")
+  # --threads before or after the command: the same bytes as the default thread count
+  cvm(0 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}" -o default.npy)
+  cvm(0 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}" -o two.npy
+      --threads 2)
+  expect_same_file("${WORK_DIR}/default.npy" "${WORK_DIR}/two.npy")
+  cvm(0 --threads=1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}"
+      -o one.npy)
+  expect_same_file("${WORK_DIR}/default.npy" "${WORK_DIR}/one.npy")
+  # the flag sets the pool size, over CVMRT_THREADS
+  set(ENV{CVMRT_THREADS} 3)
+  cvm(0 inspect --system --threads 2)
+  expect_match("${OUT}" "\nthreads: 2 \\(from --threads; hardware [0-9]+; CVMRT_THREADS=3 "
+               "overridden\\)" "inspect --threads 2")
+  cvm(0 --threads 5 inspect --system)
+  expect_match("${OUT}" "\nthreads: 5 \\(from --threads" "global --threads 5")
+  unset(ENV{CVMRT_THREADS})
+  cvm(0 bench "${LENET_JSON}" --params "${LENET_PARAMS}" --runs 1 --warmup 0 --threads 2)
+  cvm(0 verify --op relu --threads 2 --vectors "${SOURCE_DIR}/tests/vectors")
+  expect_match("${OUT}" "PASS" "verify --threads 2")
+  # bad values: a usage error (exit status 1, as every usage error) naming the range
+  foreach(bad 0 -1 abc 1.5 99999 "")
+    cvm(1 run "${LENET_JSON}" --params "${LENET_PARAMS}" --input "${LENET_INPUT}"
+        "--threads=${bad}")
+    expect_match("${ERR}" "cvmrt run: error: option --threads: expected an integer in \\[1, "
+                 "1024\\], found \"${bad}\"\n\\(see `cvmrt run --help`\\)" "--threads ${bad}")
+  endforeach()
+  cvm(1 inspect --system --threads -3)
+  expect_match("${ERR}" "option --threads: expected an integer in \\[1, 1024\\], found \"-3\""
+               "negative count")
+  cvm(1 inspect --system --threads)
+  expect_match("${ERR}" "option --threads needs a value" "missing count")
+  cvm(1 --threads 2 inspect --system --threads 3)
+  expect_match("${ERR}" "option --threads given more than once" "twice")
+  cvm(0 help)
+  expect_match("${OUT}" "--threads N +threads one operator may use, 1 to 1024" "usage text")
+  cvm(0 run --help)
+  expect_match("${OUT}" "global options .*--threads N" "run --help")
 
 else()
   message(FATAL_ERROR "cli_test.cmake: unknown scenario \"${SCENARIO}\"")
