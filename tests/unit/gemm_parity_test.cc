@@ -387,7 +387,9 @@ std::vector<DenseCase> dense_cases() {
   return {{1, 1, 1, true},     {1, 1024, 64, true}, {3, 17, 5, false},   {4, 100, 9, true},
           {5, 64, 70, true},   {6, 64, 64, false},  {7, 33, 129, true},  {16, 64, 16, true},
           {17, 65, 31, false}, {33, 130, 47, true}, {64, 256, 96, true}, {37, 300, 130, false},
-          {2, 5, 3, true},     {12, 1, 40, true}};
+          {2, 5, 3, true},     {12, 1, 40, true},
+          // more rows than units (x blocks outer), and a single row with K % 4 != 0
+          {40, 70, 6, true},   {65, 129, 3, false}, {1, 1030, 7, false}};
 }
 
 }  // namespace
