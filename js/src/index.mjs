@@ -11,7 +11,9 @@ const isNode = typeof process === 'object' && process !== null && typeof process
   process.versions !== null && typeof process.versions.node === 'string';
 
 // Both glue modules and both .wasm files are named by literal specifiers next to
-// import.meta.url, so Vite, webpack 5 and Rollup include them without configuration.
+// import.meta.url, so `vite build` and webpack 5 include them without configuration (Vite's dev
+// server needs optimizeDeps.exclude: ['cvmrt']; plain Rollup needs a URL/asset plugin). The glue
+// is linked with -sNODEJS_CATCH_EXIT=0 -sNODEJS_CATCH_REJECTION=0: it adds no process handlers.
 async function loadFactory(variant) {
   const m = variant === 'simd'
     ? await import('./wasm/cvmrt-simd.mjs')

@@ -1,6 +1,7 @@
-// Shared test helpers: both wasm variants, repository paths, .npy reading, the native CLI.
+// Shared test helpers: both wasm variants, repository paths, .npy reading, the native CLI, the
+// packed tarball and the README examples.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,4 +76,40 @@ export function bytesEqual(a, b) {
   if (a.byteLength !== b.byteLength) return false;
   for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** `npm pack` of the package into `dir` (prepack refreshes dist/): { tarball, files }. */
+export function packPackage(dir) {
+  const out = execFileSync(npm, ['pack', '--json', '--pack-destination', dir],
+    { cwd: JS_ROOT, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+  const packed = JSON.parse(out.slice(out.indexOf('[')))[0];
+  return { tarball: join(dir, packed.filename), files: packed.files.map((f) => f.path) };
+}
+
+/** Makes `project` an ES-module npm project that installed `tarball` (offline), as users do. */
+export function installTarball(project, tarball) {
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, 'package.json'),
+    JSON.stringify({ name: 'js-eng-consumer', private: true, type: 'module' }));
+  execFileSync(npm, ['install', '--offline', '--no-audit', '--no-fund', tarball],
+    { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  return project;
+}
+
+/**
+ * The code of the README.md example marked `<!-- readme-test: NAME -->`: the fenced block right
+ * after the marker (each marker appears once).
+ */
+export function readmeExample(name, readme = join(REPO, 'README.md')) {
+  const text = readFileSync(readme, 'utf8');
+  const marker = `<!-- readme-test: ${name} -->`;
+  const at = text.indexOf(marker);
+  if (at < 0 || text.indexOf(marker, at + 1) >= 0) {
+    throw new Error(`${readme}: expected one "${marker}", found ${at < 0 ? 'none' : 'several'}`);
+  }
+  const m = /^\s*```[\w-]*\n([\s\S]*?)^```\s*$/m.exec(text.slice(at + marker.length));
+  if (!m || m.index > 4) throw new Error(`${readme}: no fenced code block right after "${marker}"`);
+  return m[1];
 }

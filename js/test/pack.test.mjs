@@ -1,27 +1,21 @@
 // npm pack the package, install the tarball into a fresh project (offline) and use it from an
-// ES module, a CommonJS script and TypeScript there.
+// ES module, a CommonJS script and TypeScript there, and run the README's Node examples there.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { JS_ROOT } from './helpers.mjs';
+import { JS_ROOT, REPO, installTarball, packPackage, readmeExample } from './helpers.mjs';
 
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 let dir;
 let project;
 let packed;
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'js_eng_pack_'));
-  const out = execFileSync(npm, ['pack', '--json', '--pack-destination', dir], { cwd: JS_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  packed = JSON.parse(out.toString().slice(out.toString().indexOf('[')))[0];
-  project = join(dir, 'consumer');
-  mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'js-eng-consumer', private: true, type: 'module' }));
-  execFileSync(npm, ['install', '--offline', '--no-audit', '--no-fund', join(dir, packed.filename)],
-    { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  packed = packPackage(dir);
+  project = installTarball(join(dir, 'consumer'), packed.tarball);
 });
 
 after(() => {
@@ -29,7 +23,7 @@ after(() => {
 });
 
 test('pack: the tarball holds dist/ and types/ only (plus package.json and README)', () => {
-  const paths = packed.files.map((f) => f.path);
+  const paths = packed.files;
   const stray = paths.filter((p) => !/^(dist\/|types\/|package\.json$|README\.md$|LICENSE)/.test(p));
   assert.deepEqual(stray, []);
   for (const f of ['dist/index.mjs', 'dist/index.cjs', 'types/index.d.ts', 'types/index.d.cts',
@@ -46,9 +40,21 @@ const check = `
   const back = cvm.loadParams(cvm.saveParams({ a })).get('a').toArray();
   console.log(JSON.stringify({ variant: cvm.info().variant, sum, logic, back }));`;
 
-function runIn(file, code) {
+/** Runs `code` as `file` in the installed project: { status, stdout, stderr }. */
+function runNode(file, code) {
   writeFileSync(join(project, file), code);
-  return JSON.parse(execFileSync(process.execPath, [join(project, file)], { cwd: project }).toString().trim());
+  return spawnSync(process.execPath, [join(project, file)], { cwd: project, encoding: 'utf8' });
+}
+
+/** Runs `code` as `file` in the installed project; its stdout (it must exit with 0). */
+function runScript(file, code) {
+  const r = runNode(file, code);
+  assert.equal(r.status, 0, `${file} failed: ${r.stderr.slice(-2000)}`);
+  return r.stdout;
+}
+
+function runIn(file, code) {
+  return JSON.parse(runScript(file, code).trim());
 }
 
 test('pack: ESM import in the installed project', () => {
@@ -74,4 +80,58 @@ test('pack: the usage files type-check against the installed package', () => {
   }
   execFileSync(process.execPath, [join(JS_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(project, 'tsconfig.json')],
     { cwd: project, stdio: 'pipe' });
+});
+
+/** The lines a README example printed, by their first word ("add:", "lenet:", ...). */
+function printed(out) {
+  return new Map(out.trim().split('\n').map((l) => {
+    const space = l.indexOf(' ');
+    return [l.slice(0, space), l.slice(space + 1)];
+  }));
+}
+
+test('pack: the README Node ES module example runs in the installed project', () => {
+  // It reads the example LeNet model by paths relative to the repository root.
+  const models = join(project, 'examples', 'models');
+  mkdirSync(models, { recursive: true });
+  for (const f of ['lenet.json', 'lenet.params', 'lenet_input.bin']) {
+    copyFileSync(join(REPO, 'examples', 'models', f), join(models, f));
+  }
+  const out = printed(runScript('readme-esm.mjs', readmeExample('node-esm')));
+  assert.match(out.get('cvmrt'), /^\d+\.\d+\.\d+, simd build, backend \w+$/);
+  assert.equal(out.get('add:'), '[[11,22,33],[14,25,36]]');
+  // Each output is x[i][j] - x[i+1][j+1] of the 3x3 ramp.
+  assert.equal(out.get('conv2d:'), '[[[[-4,-4],[-4,-4]]]]');
+  const graph = JSON.parse(readFileSync(join(models, 'lenet.json'), 'utf8'));
+  const paramNames = graph.nodes.filter((nd) => nd.op === 'null' && nd.name !== 'data').map((nd) => nd.name);
+  assert.deepEqual(out.get('params:').split(' ').sort(), paramNames.sort());
+  const want = JSON.parse(readFileSync(join(REPO, 'examples', 'models', 'expected.json'), 'utf8')).lenet;
+  assert.equal(out.get('lenet:'), `${JSON.stringify([want.output])} class ${want.argmax} cost ${want.cost.total}`);
+  assert.match(out.get('error:'), /^op "add": shapes \(2, 3\) and \(2\) cannot be broadcast/);
+  assert.equal(out.get('live'), 'arrays: 0');
+});
+
+test('pack: the quick start of js/README.md runs in the installed project', () => {
+  const out = runScript('quickstart.mjs', readmeExample('quickstart', join(JS_ROOT, 'README.md')));
+  assert.equal(out.trim(), '[[11,22,33],[14,25,36]]');
+});
+
+test('pack: the README CommonJS example runs in the installed project', () => {
+  const out = printed(runScript('readme-cjs.cjs', readmeExample('node-cjs')));
+  assert.equal(out.get('relu:'), '[3,0,4,0,5] plain');
+});
+
+test('pack: init() leaves the process error handlers to the application', () => {
+  // An application's unhandledRejection handler keeps the process alive.
+  const handled = runScript('rejection.mjs', `import { init } from 'cvmrt';\nawait init();
+process.on('unhandledRejection', (r) => console.log('handled', r.message));
+Promise.reject(new Error('rejected'));
+setTimeout(() => console.log('alive'), 20);`);
+  assert.equal(handled.trim(), 'handled rejected\nalive');
+  // An uncaught exception is reported at its own line, not at the wasm glue's minified one.
+  const r = runNode('uncaught.mjs', `import { init } from 'cvmrt';\nawait init();
+setTimeout(() => { throw new Error('app bug'); }, 0);`);
+  assert.equal(r.status, 1);
+  assert.ok(r.stderr.length < 4000, `stderr is ${r.stderr.length} characters: ${r.stderr.slice(0, 300)}`);
+  assert.match(r.stderr, /uncaught\.mjs:3\n.*throw new Error\('app bug'\)/);
 });

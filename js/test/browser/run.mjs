@@ -1,6 +1,7 @@
 // Browser test: packs cvmrt, installs the tarball into a tiny Vite page, serves the built page
-// on 127.0.0.1, drives Debian's Chromium (headless, playwright-core) and checks that operators
-// and a model give the native bits; saves screenshot.png next to this file.
+// on 127.0.0.1, drives Debian's Chromium (headless, playwright-core) and checks that README.md's
+// browser example works and that operators and a model give the native bits; saves
+// out/screenshot.png next to this file (ignored by git).
 //   node test/browser/run.mjs        (from js/; needs /usr/bin/chromium and the wasm builds)
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installTarball, packPackage, readmeExample } from '../helpers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const jsRoot = join(here, '..', '..');
@@ -100,12 +102,10 @@ let profile;
 let status = 1;
 try {
   // 1. The package as users get it: npm pack, then npm install of the tarball (offline).
-  const packOut = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: jsRoot, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-  const tarball = join(work, JSON.parse(packOut.slice(packOut.indexOf('[')))[0].filename);
   const site = join(work, 'site');
   cpSync(join(here, 'page'), site, { recursive: true });
-  writeFileSync(join(site, 'package.json'), JSON.stringify({ name: 'js-eng-browser-page', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: site, stdio: ['ignore', 'pipe', 'pipe'] });
+  installTarball(site, packPackage(work).tarball);
+  writeFileSync(join(site, 'readme-example.js'), readmeExample('browser'));
   mkdirSync(join(site, 'public'));
   const model = modelFixture();
   writeFileSync(join(site, 'public', 'fixtures.json'), JSON.stringify({ ops: pickCases(), model }));
@@ -135,14 +135,15 @@ try {
   await page.goto(url);
   await page.waitForSelector('body[data-status]', { timeout: 120000 });
   const results = await page.evaluate(() => window.__cvmrtResults);
-  await page.screenshot({ path: join(here, 'screenshot.png'), fullPage: true });
+  mkdirSync(join(here, 'out'), { recursive: true });
+  await page.screenshot({ path: join(here, 'out', 'screenshot.png'), fullPage: true });
   for (const r of results) log(`${r.ok ? 'PASS' : 'FAIL'} ${r.check} [${r.variant}/${r.backend}] ${r.detail}`);
   if (consoleErrors.length) log(`console errors: ${consoleErrors.join(' | ')}`);
   const passed = results.filter((r) => r.ok).length;
   const variants = new Set(results.map((r) => r.variant));
   const ok = passed === results.length && passed > 0 && variants.has('simd') && variants.has('plain') && !consoleErrors.length;
   console.log(`${passed} passed, ${results.length - passed} failed`);
-  log(`screenshot: ${join(here, 'screenshot.png')}`);
+  log(`screenshot: ${join(here, 'out', 'screenshot.png')}`);
   status = ok ? 0 : 1;
 } catch (e) {
   console.error(e);

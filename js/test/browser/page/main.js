@@ -1,5 +1,6 @@
-// The browser page: runs operators and a model through the installed cvmrt package (both
-// variants) and compares every output with the native bits in fixtures.json.
+// The browser page: runs the README's browser example, then operators and a model through the
+// installed cvmrt package (both variants), and compares every output with the native bits in
+// fixtures.json.
 import { init, simdSupported } from 'cvmrt';
 
 const rows = document.querySelector('#results tbody');
@@ -23,7 +24,17 @@ function report(check, variant, ok, detail, backend = '') {
   rows.appendChild(tr);
 }
 
+// run.mjs writes README.md's browser example to readme-example.js; it fills #result.
+async function readmeExample() {
+  await import('./readme-example.js');
+  const text = document.querySelector('#result').textContent;
+  const variant = simdSupported() ? 'simd' : 'plain';
+  // [[1, 2], [3, 4]] squared.
+  report('README browser example', text.split(':')[0], text === `${variant}: [[7,10],[15,22]]`, text);
+}
+
 async function main() {
+  await readmeExample();
   const fx = await (await fetch('./fixtures.json')).json();
   document.querySelector('#info').innerHTML =
     `SIMD128: <code>${simdSupported()}</code> · ${navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] || ''}`;
