@@ -35,7 +35,7 @@ for variant in simd plain; do
   dir="build-wasm-$variant"
   echo "== wasm $variant: configure and build ($dir)"
   # The emulator must be plain node: emcmake's default adds a flag node 20 rejects.
-  emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCVMRT_WASM_VARIANT="$variant" \
+  emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCVMRT_WASM_VARIANT="$variant" -DCVMRT_WERROR=ON \
     -DCMAKE_CROSSCOMPILING_EMULATOR="$node_bin" -DCVMRT_WASM_OUT_DIR="$out_dir" \
     -DCVMRT_BUILD_TESTS=$([ $run_tests = 1 ] && echo ON || echo OFF) >/dev/null
   cmake --build "$dir" -j"$jobs"

@@ -6,7 +6,13 @@ packages=(
   cmake g++ make pkg-config ccache
   flatbuffers-compiler libflatbuffers-dev
   catch2 libxxhash-dev libdlpack-dev nlohmann-json3-dev
+  # The WebAssembly build (scripts/build-wasm.sh) and the npm package's browser test.
+  emscripten chromium
+  # The ONNX Runtime comparison models of bench/run_benchmarks.sh.
+  python3-onnx
 )
+# Node.js >= 18 with npm runs the package's tests; a machine that has none gets Debian's.
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,7 @@
 # Test command: installs dependencies, builds every variant once, and runs every suite.
 #   build/       release build (-Werror): unit, C ABI and README tests
 #   build-asan/  the same suites under -fsanitize=address,undefined
+#   build-wasm-{simd,plain}/  the WebAssembly variants, then the npm package's suites (js/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -21,6 +22,18 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DCVMRT_SANITIZE=ON -DCVMRT_
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+echo "== WebAssembly builds (Catch2 suite under node) and the npm package"
+# npm run build: both wasm variants (scripts/build-wasm.sh, with their ctest suites) and dist/;
+# npm test: every JS suite (conformance vectors through both variants, models, lifetimes, leaks,
+# types, the packed tarball in a temporary project, the Vite page in headless Chromium).
+(
+  cd js
+  npm install --no-audit --no-fund
+  npm run build -- --wasm-tests
+  npm test
+  npm pack --pack-destination ../build
+)
 
 echo "== main job"
 mkdir -p build/demo && ./build/tools/cvmrt demo build/demo
