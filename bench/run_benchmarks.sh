@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Builds and runs the conv2d/dense benchmark (bench/conv_bench.cc) and the same work on ONNX
 # Runtime, and prints one table: scalar vs every x86 ISA level, 1 and 2 threads, GOPS, % of
-# the int8 VNNI peak, and the cvmrt/ONNX Runtime time ratio.
+# the int8 VNNI peak, and the cvmrt/ONNX Runtime time ratio. Then whole models: ResNet-18 and
+# MobileNet-v1 shaped int8 CVM models (examples/gen_models.py --bench) timed by `cvmrt bench`
+# on the scalar and simd backends, 1 and 2 threads (bench/models_report.py prints that table).
 #
-#   bench/run_benchmarks.sh [--quick] [--no-ort] [--filter SUBSTRING]
+#   bench/run_benchmarks.sh [--quick] [--no-ort] [--no-models] [--filter SUBSTRING]
 #
+# --filter applies to the per-operator table only. --quick: fewer runs, and for the whole
+# models a single scalar run and no AVX2-capped rows.
 # Environment: BUILD_DIR (default build-bench), CVMRT_BENCH_OUT (default $BUILD_DIR/bench-out).
 # The ONNX Runtime part needs node/npm (onnxruntime-node is installed into bench/ort with
 # --ignore-scripts: its CPU binaries ship in the package) and Debian's python3-onnx for
@@ -17,21 +21,24 @@ BUILD_DIR="${BUILD_DIR:-$ROOT/build-bench}"
 OUT="${CVMRT_BENCH_OUT:-$BUILD_DIR/bench-out}"
 QUICK=""
 ORT=1
+MODELS=1
 FILTER=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) QUICK="--quick" ;;
     --no-ort) ORT=0 ;;
+    --no-models) MODELS=0 ;;
     --filter) FILTER=(--filter "$2"); shift ;;
-    *) echo "usage: $0 [--quick] [--no-ort] [--filter SUBSTRING]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--no-ort] [--no-models] [--filter SUBSTRING]" >&2; exit 2 ;;
   esac
   shift
 done
 
-echo "== building conv_bench in $BUILD_DIR"
+echo "== building conv_bench and cvmrt in $BUILD_DIR"
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DCVMRT_BUILD_BENCH=ON >/dev/null
-cmake --build "$BUILD_DIR" -j2 --target conv_bench >/dev/null
+cmake --build "$BUILD_DIR" -j2 --target conv_bench cvmrt_cli >/dev/null
 BENCH="$BUILD_DIR/bench/conv_bench"
+CVMRT="$BUILD_DIR/tools/cvmrt"
 mkdir -p "$OUT"
 
 ort_ready() {
@@ -68,6 +75,44 @@ if [[ $ORT -eq 1 ]]; then
 fi
 echo "== cvmrt"
 "$BENCH" --json $QUICK "${FILTER[@]}" >"$OUT/cvm.jsonl"
+
+# One `cvmrt bench --format json` line, labelled, into models.jsonl.
+# usage: bench_model LABEL THREADS RUNS WARMUP MODEL [ENV=VALUE...]
+bench_model() {
+  local label="$1" threads="$2" runs="$3" warmup="$4" model="$5"
+  shift 5
+  echo "   $label, $threads thread(s): $(basename "$model") x $runs" >&2
+  env CVMRT_THREADS="$threads" "$@" "$CVMRT" bench "$model.json" --params "$model.params" \
+      --input "data=${model}_input.npy" --runs "$runs" --warmup "$warmup" --profile 0 \
+      --format json | sed 's/^{/{"label": "'"$label"'", /' >>"$OUT/models.jsonl"
+}
+
+: >"$OUT/models.jsonl"
+if [[ $MODELS -eq 1 ]]; then
+  echo "== whole models"
+  /usr/bin/python3 "$ROOT/examples/gen_models.py" --bench "$OUT/cvm-models"
+  if [[ -n $QUICK ]]; then
+    runs=5 warmup=1 scalar_runs=1 scalar_warmup=0
+  else
+    runs=20 warmup=3 scalar_runs=3 scalar_warmup=1
+  fi
+  for name in resnet18 mobilenet_v1; do
+    model="$OUT/cvm-models/$name"
+    # The scalar kernels are single-threaded: one thread only.
+    bench_model scalar 1 "$scalar_runs" "$scalar_warmup" "$model" CVMRT_BACKEND=scalar
+    for threads in 1 2; do
+      [[ -n $QUICK ]] ||
+        bench_model "simd avx2" "$threads" "$runs" "$warmup" "$model" CVMRT_BACKEND=simd \
+          CVMRT_ISA=avx2
+      bench_model simd "$threads" "$runs" "$warmup" "$model" CVMRT_BACKEND=simd
+    done
+  done
+fi
 echo "== load after: $(uptime)"
 echo
 /usr/bin/python3 "$ROOT/bench/ort/report.py" "$OUT/cvm.jsonl" "$OUT/ort.jsonl"
+if [[ $MODELS -eq 1 ]]; then
+  echo
+  /usr/bin/python3 "$ROOT/bench/models_report.py" "$OUT/models.jsonl" \
+      "$OUT/cvm-models/expected.json"
+fi

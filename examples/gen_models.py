@@ -3,13 +3,19 @@
 input .npy per model). Standard library only; deterministic: rerunning rewrites identical bytes.
 
     python3 examples/gen_models.py [OUT_DIR]      (default: examples/models next to this file)
+    python3 examples/gen_models.py --bench OUT_DIR
+
+--bench writes the ImageNet-sized benchmark models instead (ResNet-18 and MobileNet-v1 shaped,
+224x224 int8, random weights; ~16 M weights in all, so never into examples/models), each with
+its cost and multiply-accumulate count in OUT_DIR/expected.json.
 
 Formats: spec/cvm-ops.md section 2 (legacy params), section 3 (graph JSON); .npy format 1.0.
 """
+import argparse
 import json
+import math
 import os
 import struct
-import sys
 
 PARAM_LIST_MAGIC = 0xF7E58D4F05049CB7
 TENSOR_MAGIC = 0xDD5E40F096B4A13F
@@ -32,6 +38,17 @@ class Rng:
         """n integers uniform in [lo, hi] (modulo bias is irrelevant here)."""
         span = hi - lo + 1
         return [lo + self.next() % span for _ in range(n)]
+
+    def int8_bytes(self, n):
+        """n int8 values in [-127, 127] as raw bytes: 8 per number (fast enough for millions)."""
+        words = (n + 7) // 8
+        nxt = self.next
+        data = struct.pack("<%dQ" % words, *[nxt() for _ in range(words)])
+        return data[:n].translate(_INT8_OF_BYTE)
+
+
+# byte b -> the int8 value b % 255 - 127 (as a byte): uniform enough, never -128.
+_INT8_OF_BYTE = bytes((b % 255 - 127) & 0xFF for b in range(256))
 
 
 def numel(shape):
@@ -66,7 +83,10 @@ class Graph:
         self.precisions.append(precision)
         if name != "data":
             assert len(values) == numel(shape), name
-            assert all(-alpha(precision) <= v <= alpha(precision) for v in values), name
+            if isinstance(values, bytes):  # raw int8 from Rng.int8_bytes: in range by design
+                assert precision == 8, name
+            else:
+                assert all(-alpha(precision) <= v <= alpha(precision) for v in values), name
             self.params.append((name, list(shape), precision, values))
         return (nid, 0)
 
@@ -93,6 +113,17 @@ class Graph:
     def entry(self, node, index):
         return sum(self.num_outputs[:node]) + index
 
+    def shape(self, x):
+        return self.shapes[self.entry(*x)]
+
+    def macs(self):
+        """Multiply-accumulates of the conv2d and dense ops (what a GOPS figure counts twice)."""
+        total = 0
+        for func, ins, _, outs in self.ops:
+            if func in ("conv2d", "dense"):
+                total += numel(outs[0]) * numel(ins[1][1:])
+        return total
+
     def cost(self):
         """Spec section 6, computed here independently of cvmrt: ops, mem, total."""
         mem = 5 * sum(numel(s) for s in self.shapes)
@@ -105,8 +136,7 @@ class Graph:
             elif func == "dense":
                 base = ins[1][1] * 3 + (1 if len(ins) == 3 else 0)
             elif func == "max_pool2d":
-                base = 4  # every example pools (2, 2)
-                assert attrs["pool_size"] == "(2, 2)"
+                base = numel(int(v) for v in attrs["pool_size"].strip("()").split(","))
             elif func == "sum":
                 base = numel(ins[0]) // numel(outs[0])
             elif func == "non_max_suppression":
@@ -152,8 +182,10 @@ class Graph:
             out.append(struct.pack("<QQiii", TENSOR_MAGIC, 0, 1, 0, len(shape)))
             out.append(struct.pack("<BBH", 0, bits, 1))
             out.append(struct.pack("<%dq" % len(shape), *shape))
-            fmt = "<%d%s" % (len(values), "b" if bits == 8 else "i")
-            data = struct.pack(fmt, *values)
+            if isinstance(values, bytes):
+                data = values
+            else:
+                data = struct.pack("<%d%s" % (len(values), "b" if bits == 8 else "i"), *values)
             out.append(struct.pack("<q", len(data)) + data)
         return b"".join(out)
 
@@ -165,7 +197,11 @@ def npy_bytes(shape, values, int8):
     header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, dims)
     pad = (64 - (10 + len(header) + 1) % 64) % 64
     header = header + " " * pad + "\n"
-    data = struct.pack("<%d%s" % (len(values), "b" if int8 else "i"), *values)
+    if isinstance(values, bytes):
+        assert int8
+        data = values
+    else:
+        data = struct.pack("<%d%s" % (len(values), "b" if int8 else "i"), *values)
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
 
 
@@ -420,6 +456,111 @@ def lenet_reference(g, image):
             best = j
     return x, best
 
+# ---- ImageNet-sized benchmark models (--bench) ----
+
+class Cnn:
+    """conv2d/dense layers with int16-precision biases, each requantized back to precision 8 by
+    cvm_right_shift. Shifts are set from the fan-in so that random activations neither vanish
+    nor saturate (std of the int32 sum ~ sqrt(K) * 73 * 34 for uniform +-127 weights and relu'd
+    inputs; shifted down to a std of ~48)."""
+
+    def __init__(self, g, rng):
+        self.g, self.rng = g, rng
+
+    @staticmethod
+    def shift_for(k):
+        return max(1, round(math.log2(math.sqrt(k) * 73 * 34 / 48)))
+
+    def _bias(self, name, n):
+        return self.g.var(name + "_bias", [n], 16, self.rng.ints(n, -2000, 2000))
+
+    def conv(self, x, name, out_c, k, stride, pad, relu, groups=1):
+        g = self.g
+        _, c, h, w = g.shape(x)
+        fan_in = c // groups * k * k
+        wt = g.var(name + "_weight", [out_c, c // groups, k, k], 8,
+                   self.rng.int8_bytes(out_c * fan_in))
+        oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+        sh = [1, out_c, oh, ow]
+        attrs = {"channels": out_c, "kernel_size": "(%d, %d)" % (k, k),
+                 "strides": "(%d, %d)" % (stride, stride), "padding": "(%d, %d)" % (pad, pad)}
+        if groups != 1:
+            attrs["groups"] = groups
+        y = g.op(name, "conv2d", [x, wt, self._bias(name, out_c)], attrs, [sh])
+        y = g.op(name + "_shift", "cvm_right_shift", [y],
+                 {"precision": 8, "shift_bit": self.shift_for(fan_in)}, [sh])
+        return g.op(name + "_relu", "relu", [y], {}, [sh]) if relu else y
+
+    def max_pool(self, x, name, k, stride, pad):
+        _, c, h, w = self.g.shape(x)
+        sh = [1, c, (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1]
+        return self.g.op(name, "max_pool2d", [x], {"pool_size": "(%d, %d)" % (k, k),
+                                                   "strides": "(%d, %d)" % (stride, stride),
+                                                   "padding": "(%d, %d)" % (pad, pad)}, [sh])
+
+    def add_relu(self, a, b, name):
+        """a + b (precision 9), clipped back to 8, relu."""
+        sh = self.g.shape(a)
+        y = self.g.op(name + "_add", "elemwise_add", [a, b], {}, [sh])
+        y = self.g.op(name + "_clip", "cvm_clip", [y], {"precision": 8}, [sh])
+        return self.g.op(name + "_relu", "relu", [y], {}, [sh])
+
+    def global_pool(self, x):
+        """Average pooling as CVM has it: sum over H and W, then a right shift by NB(H*W)."""
+        _, c, h, w = self.g.shape(x)
+        y = self.g.op("pool_sum", "sum", [x], {"axis": "(2, 3)"}, [[1, c]])
+        return self.g.op("pool_shift", "cvm_right_shift", [y],
+                         {"precision": 8, "shift_bit": (h * w).bit_length()}, [[1, c]])
+
+    def dense(self, x, name, units):
+        g = self.g
+        k = g.shape(x)[1]
+        wt = g.var(name + "_weight", [units, k], 8, self.rng.int8_bytes(units * k))
+        y = g.op(name, "dense", [x, wt, self._bias(name, units)], {"units": units}, [[1, units]])
+        return g.op(name + "_shift", "cvm_right_shift", [y],
+                    {"precision": 8, "shift_bit": self.shift_for(k)}, [[1, units]])
+
+
+def resnet18(rng):
+    """ResNet-18 shaped: 7x7/2 stem + 3x3/2 max pool, 4 stages of 2 basic blocks (a 1x1/2
+    projection shortcut where the shape changes), residual adds, global pool, dense 512->1000."""
+    g = Graph()
+    n = Cnn(g, rng)
+    x = g.var("data", [1, 3, 224, 224], 8)
+    x = n.conv(x, "conv1", 64, 7, 2, 3, True)            # (1, 64, 112, 112)
+    x = n.max_pool(x, "pool1", 3, 2, 1)                  # (1, 64, 56, 56)
+    for stage, (c, first_stride) in enumerate(((64, 1), (128, 2), (256, 2), (512, 2)), 1):
+        for block in range(2):
+            name = "layer%d_%d" % (stage, block)
+            stride = first_stride if block == 0 else 1
+            y = n.conv(x, name + "_conv1", c, 3, stride, 1, True)
+            y = n.conv(y, name + "_conv2", c, 3, 1, 1, False)
+            if stride != 1 or g.shape(x)[1] != c:
+                x = n.conv(x, name + "_down", c, 1, stride, 0, False)
+            x = n.add_relu(y, x, name)
+    out = n.dense(n.global_pool(x), "fc", 1000)
+    return g, [out], "argmax", [1, 3, 224, 224], 8
+
+
+# (output channels, stride) of MobileNet-v1's 13 depthwise-separable blocks
+MOBILENET_BLOCKS = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + \
+    [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
+
+
+def mobilenet_v1(rng):
+    """MobileNet-v1 shaped (width 1.0): 3x3/2 conv to 32 channels, 13 blocks of depthwise 3x3
+    (groups = channels) + pointwise 1x1, each with relu, global pool, dense 1024->1000."""
+    g = Graph()
+    n = Cnn(g, rng)
+    x = g.var("data", [1, 3, 224, 224], 8)
+    x = n.conv(x, "conv0", 32, 3, 2, 1, True)            # (1, 32, 112, 112)
+    for i, (c, stride) in enumerate(MOBILENET_BLOCKS, 1):
+        in_c = g.shape(x)[1]
+        x = n.conv(x, "block%d_dw" % i, in_c, 3, stride, 1, True, groups=in_c)
+        x = n.conv(x, "block%d_pw" % i, c, 1, 1, 0, True)
+    out = n.dense(n.global_pool(x), "fc", 1000)          # from (1, 1024, 7, 7)
+    return g, [out], "argmax", [1, 3, 224, 224], 8
+
 
 MODELS = [
     ("elementwise", elementwise, 1),
@@ -431,6 +572,11 @@ MODELS = [
     ("lenet", lenet, 7),
 ]
 
+BENCH_MODELS = [
+    ("resnet18", resnet18, 8),
+    ("mobilenet_v1", mobilenet_v1, 9),
+]
+
 LENET_LABELS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 
 
@@ -440,12 +586,11 @@ def write(path, data):
         f.write(data)
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "models")
+def write_models(models, out_dir):
+    """Writes each model's files; returns expected.json's content for them."""
     os.makedirs(out_dir, exist_ok=True)
     expected = {}
-    for name, build, seed in MODELS:
+    for name, build, seed in models:
         rng = Rng(seed)
         g, heads, postprocess, in_shape, in_precision = build(rng)
         write(os.path.join(out_dir, name + ".json"), g.to_json(heads, postprocess))
@@ -454,12 +599,17 @@ def main():
             values = VISION_INPUT
         elif name == "lenet":
             values = lenet_input()
+        elif numel(in_shape) > 4096:
+            values = Rng(100 + seed).int8_bytes(numel(in_shape))
         else:
             values = Rng(100 + seed).ints(numel(in_shape), -alpha(in_precision),
                                           alpha(in_precision))
         write(os.path.join(out_dir, name + "_input.npy"),
               npy_bytes(in_shape, values, in_precision <= 8))
         expected[name] = {"cost": g.cost()}
+        if (name, build, seed) in BENCH_MODELS:
+            expected[name].update({"macs": g.macs(),
+                                   "weights": sum(numel(p[1]) for p in g.params)})
         if name == "lenet":
             output, best = lenet_reference(g, values)
             expected[name].update({"output": output, "argmax": best})
@@ -470,6 +620,22 @@ def main():
     write(os.path.join(out_dir, "expected.json"),
           "{\n" + ",\n".join(' "%s": %s' % (k, json.dumps(v)) for k, v in expected.items()) +
           "\n}\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", nargs="?", help="default: examples/models")
+    parser.add_argument("--bench", action="store_true",
+                        help="write the ResNet-18 / MobileNet-v1 benchmark models (needs OUT_DIR)")
+    args = parser.parse_args()
+    if args.bench:
+        if not args.out_dir:
+            parser.error("--bench needs OUT_DIR (these models are not kept in examples/models)")
+        write_models(BENCH_MODELS, args.out_dir)
+        return
+    out_dir = args.out_dir or os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+    write_models(MODELS, out_dir)
     write(os.path.join(out_dir, "lenet_labels.txt"), "\n".join(LENET_LABELS) + "\n")
 
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "commands.h"
 #include "cvm/model.h"
 #include "cvm/registry.h"
+#include "cvm/system.h"
+#include "cvm/threads.h"
 
 namespace cvm {
 namespace cli {
@@ -68,6 +71,61 @@ class Progress {
   bool tty_ = isatty(2) != 0;
 };
 
+// Per-node and per-op times (microseconds, mean over the profiled runs).
+struct Profile {
+  size_t runs = 0;
+  std::vector<OpProfile> nodes;
+  std::vector<double> node_us;
+  std::vector<std::pair<std::string, std::pair<double, int>>> ops;  // op -> (us, nodes), slowest
+  double total_us = 0;
+};
+
+void finish_profile(Profile* p) {
+  for (double& v : p->node_us) v /= static_cast<double>(p->runs);
+  std::map<std::string, std::pair<double, int>> by_op;
+  for (size_t k = 0; k < p->nodes.size(); ++k) {
+    by_op[p->nodes[k].op].first += p->node_us[k];
+    by_op[p->nodes[k].op].second += 1;
+    p->total_us += p->node_us[k];
+  }
+  p->ops.assign(by_op.begin(), by_op.end());
+  std::stable_sort(p->ops.begin(), p->ops.end(),
+                   [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+}
+
+// "backend/variant" of the int32 kernel `op` runs on now ("" when there is none).
+std::string kernel_of(const std::string& op) {
+  for (const KernelChoice& k : system_info().kernels) {
+    if (k.op == op && k.dtype == "int32") return k.backend + "/" + k.variant;
+  }
+  return "";
+}
+
+double share(double us, double total) { return total > 0 ? 100.0 * us / total : 0.0; }
+
+void print_profile_text(const Profile& p, int64_t top) {
+  std::vector<size_t> order(p.nodes.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return p.node_us[a] > p.node_us[b]; });
+  std::printf("\nper-node profile (mean of %zu runs, slowest first):\n", p.runs);
+  std::printf("  %-28s %-20s %12s %7s %14s\n", "node", "op", "us", "%", "output bytes");
+  for (size_t i = 0; i < order.size() && (top == 0 || i < static_cast<size_t>(top)); ++i) {
+    const size_t k = order[i];
+    std::printf("  %-28s %-20s %12.2f %6.1f%% %14s\n", p.nodes[k].name.c_str(),
+                p.nodes[k].op.c_str(), p.node_us[k], share(p.node_us[k], p.total_us),
+                with_commas(p.nodes[k].output_bytes).c_str());
+  }
+  if (top != 0 && order.size() > static_cast<size_t>(top)) {
+    std::printf("  ... %zu more (--top 0 shows all)\n", order.size() - static_cast<size_t>(top));
+  }
+  std::printf("\nper-op totals:\n  %-20s %5s %12s %7s\n", "op", "nodes", "us", "%");
+  for (const auto& [op, v] : p.ops) {
+    std::printf("  %-20s %5d %12.2f %6.1f%%\n", op.c_str(), v.second, v.first,
+                share(v.first, p.total_us));
+  }
+}
+
 int run_bench(const std::vector<std::string>& words) {
   Args args("bench", words,
             {{"params"},
@@ -75,11 +133,18 @@ int run_bench(const std::vector<std::string>& words) {
              {"warmup"},
              {"runs", true, false, 'n'},
              {"backend"},
-             {"top"}},
+             {"top"},
+             {"profile"},
+             {"format", true, false, 'f'}},
             1, 1);
   const int64_t warmup = args.get_int("warmup", 3, 0, 1000000);
   const int64_t runs = args.get_int("runs", 20, 1, 1000000);
   const int64_t top = args.get_int("top", 20, 0, 1000000);
+  const int64_t profile_runs = args.get_int("profile", std::min<int64_t>(runs, 20), 0, 1000000);
+  const std::string format = args.get("format", "text");
+  if (format != "text" && format != "json") {
+    throw UsageError("--format must be text or json, found \"" + format + "\"");
+  }
   select_backend(args.get("backend"));
   const std::string path = args.positional()[0];
   std::shared_ptr<const Model> model = load_model(path, args.get("params"));
@@ -89,8 +154,7 @@ int run_bench(const std::vector<std::string>& words) {
 
   Session session(model);
   session.set_input(in.name, input);
-  const size_t profile_runs = static_cast<size_t>(std::min<int64_t>(runs, 20));
-  Progress progress(static_cast<size_t>(warmup + runs) + profile_runs);
+  Progress progress(static_cast<size_t>(warmup + runs + profile_runs));
   size_t done = 0;
   for (int64_t i = 0; i < warmup; ++i) {
     session.run();
@@ -104,65 +168,65 @@ int run_bench(const std::vector<std::string>& words) {
     progress.tick(++done, "run");
   }
   // The profile comes from separate runs: per-node timing is not free.
+  Profile prof;
+  prof.runs = static_cast<size_t>(profile_runs);
   session.enable_profiling(true);
-  std::vector<double> node_us;
-  std::vector<OpProfile> nodes;
-  for (size_t i = 0; i < profile_runs; ++i) {
+  for (int64_t i = 0; i < profile_runs; ++i) {
     session.run();
     const std::vector<OpProfile>& p = session.profile();
-    if (nodes.empty()) {
-      nodes = p;
-      node_us.assign(p.size(), 0.0);
+    if (prof.nodes.empty()) {
+      prof.nodes = p;
+      prof.node_us.assign(p.size(), 0.0);
     }
-    for (size_t k = 0; k < p.size() && k < node_us.size(); ++k) node_us[k] += p[k].microseconds;
+    for (size_t k = 0; k < p.size() && k < prof.node_us.size(); ++k) {
+      prof.node_us[k] += p[k].microseconds;
+    }
     progress.tick(++done, "profile");
   }
+  if (profile_runs > 0) finish_profile(&prof);
 
   std::vector<double> sorted = ms;
   std::sort(sorted.begin(), sorted.end());
   double sum = 0;
   for (double v : ms) sum += v;
-  std::printf("model:   %s (%zu nodes), backend %s\n", path.c_str(), model->nodes().size(),
-              current_backend().c_str());
-  std::printf("input:   %s\n", args.has("input") ? args.get("input").c_str()
-                                                 : "synthetic (seeded, within the precision)");
+  const double mean = sum / static_cast<double>(ms.size());
+  const ModelCost cost = model->cost();
+  const std::string input_desc =
+      args.has("input") ? args.get("input") : "synthetic (seeded, within the precision)";
+  if (format == "json") {
+    nlohmann::json doc;
+    doc["model"] = path;
+    doc["nodes"] = model->nodes().size();
+    doc["backend"] = current_backend();
+    doc["threads"] = num_threads();
+    doc["conv2d_kernel"] = kernel_of("conv2d");
+    doc["input"] = input_desc;
+    doc["warmup"] = warmup;
+    doc["runs"] = runs;
+    doc["latency_ms"] = {{"p50", percentile(sorted, 50)},
+                         {"p90", percentile(sorted, 90)},
+                         {"p99", percentile(sorted, 99)},
+                         {"min", sorted.front()},
+                         {"mean", mean},
+                         {"max", sorted.back()}};
+    doc["cost"] = {{"ops", cost.ops}, {"mem", cost.mem}, {"total", cost.total}};
+    doc["profile_runs"] = profile_runs;
+    doc["op_us"] = nlohmann::json::object();
+    for (const auto& [op, v] : prof.ops) doc["op_us"][op] = {{"us", v.first}, {"nodes", v.second}};
+    std::printf("%s\n", doc.dump().c_str());
+    return 0;
+  }
+  std::printf("model:   %s (%zu nodes), backend %s (conv2d: %s), %d threads\n", path.c_str(),
+              model->nodes().size(), current_backend().c_str(), kernel_of("conv2d").c_str(),
+              num_threads());
+  std::printf("input:   %s\n", input_desc.c_str());
   std::printf("runs:    %lld (after %lld warmup)\n", static_cast<long long>(runs),
               static_cast<long long>(warmup));
   std::printf("latency: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms (min %.3f, mean %.3f, max %.3f)\n",
               percentile(sorted, 50), percentile(sorted, 90), percentile(sorted, 99),
-              sorted.front(), sum / ms.size(), sorted.back());
-  std::printf("cost:    %s\n", cost_str(model->cost()).c_str());
-
-  double total_us = 0;
-  for (double v : node_us) total_us += v;
-  std::vector<size_t> order(nodes.size());
-  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return node_us[a] > node_us[b]; });
-  std::printf("\nper-node profile (mean of %zu runs, slowest first):\n", profile_runs);
-  std::printf("  %-28s %-20s %12s %7s %14s\n", "node", "op", "us", "%", "output bytes");
-  for (size_t i = 0; i < order.size() && (top == 0 || i < static_cast<size_t>(top)); ++i) {
-    const size_t k = order[i];
-    std::printf("  %-28s %-20s %12.2f %6.1f%% %14s\n", nodes[k].name.c_str(), nodes[k].op.c_str(),
-                node_us[k] / profile_runs, total_us > 0 ? 100.0 * node_us[k] / total_us : 0.0,
-                with_commas(nodes[k].output_bytes).c_str());
-  }
-  if (top != 0 && order.size() > static_cast<size_t>(top)) {
-    std::printf("  ... %zu more (--top 0 shows all)\n", order.size() - static_cast<size_t>(top));
-  }
-  std::map<std::string, std::pair<double, int>> by_op;
-  for (size_t k = 0; k < nodes.size(); ++k) {
-    by_op[nodes[k].op].first += node_us[k];
-    by_op[nodes[k].op].second += 1;
-  }
-  std::vector<std::pair<std::string, std::pair<double, int>>> ops(by_op.begin(), by_op.end());
-  std::stable_sort(ops.begin(), ops.end(),
-                   [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
-  std::printf("\nper-op totals:\n  %-20s %5s %12s %7s\n", "op", "nodes", "us", "%");
-  for (const auto& [op, v] : ops) {
-    std::printf("  %-20s %5d %12.2f %6.1f%%\n", op.c_str(), v.second, v.first / profile_runs,
-                total_us > 0 ? 100.0 * v.first / total_us : 0.0);
-  }
+              sorted.front(), mean, sorted.back());
+  std::printf("cost:    %s\n", cost_str(cost).c_str());
+  if (profile_runs > 0) print_profile_text(prof, top);
   return 0;
 }
 
@@ -171,12 +235,13 @@ int run_bench(const std::vector<std::string>& words) {
 const Command kBenchCommand = {
     "bench", "latency percentiles and a per-operator profile of a model",
     "usage: cvmrt bench MODEL [--params P] [--input data=FILE] [--warmup N] [--runs N]\n"
-    "                   [--backend B] [--top N]\n"
+    "                   [--backend B] [--top N] [--profile N] [--format text|json]\n"
     "\n"
     "Runs MODEL --warmup times (default 3), then --runs times (default 20) and prints the\n"
-    "latency percentiles p50/p90/p99 (nearest rank) with min/mean/max, then runs it up to 20\n"
+    "latency percentiles p50/p90/p99 (nearest rank) with min/mean/max, then runs it --profile\n"
     "more times with per-node timing and prints the nodes sorted by time and the totals per\n"
     "operator. A progress line goes to stderr once the benchmark has taken more than 2 s.\n"
+    "Threads: CVMRT_THREADS (default: the hardware concurrency).\n"
     "\n"
     "  --params P       the params of a CVM graph JSON\n"
     "  -i, --input data=FILE   as for cvmrt run (default: seeded values within the input's\n"
@@ -184,7 +249,10 @@ const Command kBenchCommand = {
     "  --warmup N       untimed runs first (default 3)\n"
     "  -n, --runs N     timed runs (default 20, at least 1)\n"
     "  --backend B      kernels to use: auto, scalar, simd, ... (see cvmrt info)\n"
-    "  --top N          nodes shown in the profile (default 20, 0 = all)\n",
+    "  --top N          nodes shown in the profile (default 20, 0 = all)\n"
+    "  --profile N      profiled runs (default: --runs, at most 20; 0 = no profile)\n"
+    "  -f, --format F   text (default) or json: one line with the latencies (ms), the cost,\n"
+    "                   the backend, the thread count and the per-op totals (us)\n",
     run_bench};
 
 }  // namespace cli
