@@ -81,15 +81,23 @@ void binary(const KernelCall& call) {
   });
 }
 
-// out = Op(x) row by row, 4 lanes at a time where both are contiguous; out may alias x.
+// out = Op(x) row by row, 4 lanes at a time where both are contiguous (two vectors per step);
+// out may alias x. The op is copied into a local first, so no store through `o` can alias its
+// fields (shift counts, splatted bounds) and they may stay in locals across the loop.
 template <typename Op>
-void unary(const KernelCall& call, const Op& op) {
+void unary(const KernelCall& call, const Op& op_in) {
   const TensorView* const views[2] = {&call.outputs[0], &call.inputs[0]};
-  for_each_row(views, [&op](char* const* ptr, int64_t n, const int64_t* step) {
+  for_each_row(views, [&op_in](char* const* ptr, int64_t n, const int64_t* step) {
+    const Op op = op_in;
     int64_t i = 0;
     if (step[0] == kInt && step[1] == kInt) {
       auto* o = reinterpret_cast<int32_t*>(ptr[0]);
       const auto* x = reinterpret_cast<const int32_t*>(ptr[1]);
+      for (; i + 8 <= n; i += 8) {
+        const v128_t a = load4(x + i), b = load4(x + i + 4);
+        store4(o + i, op.vec(a));
+        store4(o + i + 4, op.vec(b));
+      }
       for (; i + 4 <= n; i += 4) store4(o + i, op.vec(load4(x + i)));
     }
     for (; i < n; ++i) store_at(ptr[0] + i * step[0], op.one(load_at(ptr[1] + i * step[1])));
@@ -121,7 +129,7 @@ struct ClipOp {
 // so both shift counts are in 0..31 (i32x4.shr_s takes its count modulo 32).
 struct RightShift {
   v128_t vec(v128_t v) const {
-    const v128_t t = wasm_i32x4_add(wasm_i32x4_shr(v, shift - 1), wasm_i32x4_splat(1));
+    const v128_t t = wasm_i32x4_add(shr_var(v, shift - 1), wasm_i32x4_splat(1));
     return c.vec(wasm_i32x4_shr(t, 1));
   }
   int32_t one(int32_t v) const {
@@ -135,7 +143,7 @@ struct RightShift {
 // x << s keeping the low 32 bits (s = 32 gives 0; i32x4.shl would take 32 as 0), clamped.
 struct LeftShift {
   v128_t vec(v128_t v) const {
-    return c.vec(shift >= 32 ? wasm_i32x4_splat(0) : wasm_i32x4_shl(v, shift));
+    return c.vec(shift >= 32 ? wasm_i32x4_splat(0) : shl_var(v, shift));
   }
   int32_t one(int32_t v) const {
     return c.one(shift >= 32 ? 0 : static_cast<int32_t>(static_cast<uint32_t>(v) << shift));

@@ -1,5 +1,5 @@
-// SIMD128 int32 kernels of the CVM nn family: conv2d (direct; packs int16 pairs into lent scratch),
-// dense and max_pool2d.
+// SIMD128 int32 kernels of the CVM nn family: conv2d (a GEMM over int16 pairs of an im2col
+// tile in lent scratch, or direct), dense and max_pool2d.
 //
 // Exactness. The reference accumulates int32 products with two's-complement wrapping, i.e.
 // modulo 2^32, where any summation order gives the same bits. Two multiply paths:
@@ -9,10 +9,12 @@
 //   one overflowing case, (-32768)^2 * 2 = 2^31, wraps to INT32_MIN as the reference does).
 //   So when every operand fits int16 the dot product is exact modulo 2^32 too, at twice the
 //   products per instruction. conv2d takes it when a range check over x and w (O(input +
-//   weights), small next to the products) passes and the op layer lends scratch to pack into.
+//   weights), small next to the products) passes and the op layer lends scratch to pack into;
+//   CVM int32 tensors may hold anything at run time, so values outside int16 take i32x4.mul.
 // There is no relaxed-SIMD anywhere.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "params/nn.h"
 #include "scalar/scalar_kernels.h"
@@ -75,15 +77,6 @@ void interior(int64_t outs, int64_t stride, int64_t pad, int64_t span, int64_t e
 // ---------------------------------------------------------------------------------------------
 // conv2d
 
-// How a conv2d block multiplies (see the file comment for why each is exact):
-// - kInt32: i32x4.mul on the int32 operands as they are (any values; no scratch needed).
-// - kPacked: int16 dot products over pairs of input channels, read from scratch where x and w
-//   were packed once per call: each int32 lane holds channel 2p in its low half and 2p + 1 in
-//   its high half (0 past the last channel of a group), so the inner loop is loads, dot
-//   products and adds only. Interleaving the pairs on the fly instead (no scratch) measured
-//   slower than kInt32 in V8, so without scratch the kernel uses kInt32.
-enum class Mul { kInt32, kPacked };
-
 struct ConvGeometry {
   const Conv2dParams* p;
   const TensorView* x;
@@ -91,9 +84,6 @@ struct ConvGeometry {
   const TensorView* bias;
   const TensorView* y;
   int64_t group_c, kernel_h, kernel_w, in_h, in_w;
-  int64_t pairs;            // channel pairs per group: ceil(group_c / 2)
-  const int32_t* packed_x;  // kPacked: [groups * pairs][in_h][in_w] of one image
-  const int32_t* packed_w;  // kPacked: [out_c][pairs][kernel_h][kernel_w]
 };
 
 // One output element exactly as the reference computes it (used on the borders).
@@ -126,8 +116,8 @@ int32_t conv_point(const ConvGeometry& g, int64_t n, int64_t ic0, int64_t oc, in
 }
 
 // NB output channels [oc0, oc0 + NB) of group grp x NV vectors of 4 interior outputs from
-// column ow, on output row oh. S: the column stride (1, 2, or 0 for any).
-template <int NB, int NV, int S, Mul M>
+// column ow, on output row oh, with i32x4.mul. S: the column stride (1, 2, or 0 for any).
+template <int NB, int NV, int S>
 void conv_block(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int64_t oh, int64_t h0,
                 int64_t kh_lo, int64_t kh_hi, int64_t ow) {
   const Conv2dParams& p = *g.p;
@@ -139,49 +129,23 @@ void conv_block(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int6
   for (int b = 0; b < NB; ++b) {
     for (int v = 0; v < NV; ++v) acc[b][v] = wasm_i32x4_splat(0);
   }
-  if constexpr (M == Mul::kPacked) {
-    const int64_t plane = g.in_h * g.in_w;
-    const int64_t taps = g.kernel_h * g.kernel_w;
-    const int32_t* xg = g.packed_x + grp * g.pairs * plane + ow * sw - p.pad_w;
-    for (int64_t pr = 0; pr < g.pairs; ++pr) {
-      const int32_t* xp = xg + pr * plane;
-      const int32_t* wp = g.packed_w + (oc0 * g.pairs + pr) * taps;
-      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-        const int32_t* xr = xp + (h0 + kh * p.dilation_h) * g.in_w;
-        for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-          v128_t xv[NV];
+  const auto* xd = static_cast<const int32_t*>(x.data);
+  const auto* wd = static_cast<const int32_t*>(w.data);
+  const int32_t* xn = xd + n * x.strides[0] + ow * sw - p.pad_w;
+  for (int64_t c = 0; c < g.group_c; ++c) {
+    const int32_t* xc = xn + (ic0 + c) * x.strides[1];
+    for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+      const int64_t row = (h0 + kh * p.dilation_h) * x.strides[2];
+      for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+        const int64_t col = row + kw * p.dilation_w;
+        v128_t xv[NV];
+        for (int v = 0; v < NV; ++v) xv[v] = load4_strided<S>(xc + col + 4 * v * sw, sw);
+        for (int b = 0; b < NB; ++b) {
+          const v128_t wv =
+              wasm_v128_load32_splat(wd + (oc0 + b) * w.strides[0] + c * w.strides[1] +
+                                     kh * w.strides[2] + kw * w.strides[3]);
           for (int v = 0; v < NV; ++v) {
-            xv[v] = load4_strided<S>(xr + kw * p.dilation_w + 4 * v * sw, sw);
-          }
-          for (int b = 0; b < NB; ++b) {
-            const v128_t wv =
-                wasm_v128_load32_splat(wp + b * g.pairs * taps + kh * g.kernel_w + kw);
-            for (int v = 0; v < NV; ++v) {
-              acc[b][v] = wasm_i32x4_add(acc[b][v], wasm_i32x4_dot_i16x8(xv[v], wv));
-            }
-          }
-        }
-      }
-    }
-  } else {
-    const auto* xd = static_cast<const int32_t*>(x.data);
-    const auto* wd = static_cast<const int32_t*>(w.data);
-    const int32_t* xn = xd + n * x.strides[0] + ow * sw - p.pad_w;
-    for (int64_t c = 0; c < g.group_c; ++c) {
-      const int32_t* xc = xn + (ic0 + c) * x.strides[1];
-      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-        const int64_t row = (h0 + kh * p.dilation_h) * x.strides[2];
-        for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-          const int64_t col = row + kw * p.dilation_w;
-          v128_t xv[NV];
-          for (int v = 0; v < NV; ++v) xv[v] = load4_strided<S>(xc + col + 4 * v * sw, sw);
-          for (int b = 0; b < NB; ++b) {
-            const v128_t wv =
-                wasm_v128_load32_splat(wd + (oc0 + b) * w.strides[0] + c * w.strides[1] +
-                                       kh * w.strides[2] + kw * w.strides[3]);
-            for (int v = 0; v < NV; ++v) {
-              acc[b][v] = wasm_i32x4_add(acc[b][v], wasm_i32x4_mul(xv[v], wv));
-            }
+            acc[b][v] = wasm_i32x4_add(acc[b][v], wasm_i32x4_mul(xv[v], wv));
           }
         }
       }
@@ -201,7 +165,7 @@ void conv_block(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int6
 }
 
 // Output row (n, oh) of NB channels from oc0: scalar borders, vector interior [ow_lo, ow_hi).
-template <int NB, int S, Mul M>
+template <int NB, int S>
 void conv_row(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int64_t oh, int64_t ow_lo,
               int64_t ow_hi) {
   const Conv2dParams& p = *g.p;
@@ -220,64 +184,17 @@ void conv_row(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int64_
   int64_t ow = 0;
   for (; ow < ow_lo; ++ow) point(ow);
   for (; ow + 8 <= ow_hi; ow += 8) {
-    conv_block<NB, 2, S, M>(g, n, grp, oc0, oh, h0, kh_lo, kh_hi, ow);
+    conv_block<NB, 2, S>(g, n, grp, oc0, oh, h0, kh_lo, kh_hi, ow);
   }
   for (; ow + 4 <= ow_hi; ow += 4) {
-    conv_block<NB, 1, S, M>(g, n, grp, oc0, oh, h0, kh_lo, kh_hi, ow);
+    conv_block<NB, 1, S>(g, n, grp, oc0, oh, h0, kh_lo, kh_hi, ow);
   }
   for (; ow < out_w; ++ow) point(ow);
 }
 
-// Packs image n's channel pairs of every group into g.packed_x (layout in ConvGeometry).
-void pack_x(const ConvGeometry& g, int32_t* out, int64_t n) {
-  const TensorView& x = *g.x;
-  const auto* xd = static_cast<const int32_t*>(x.data) + n * x.strides[0];
-  const int64_t groups = g.p->groups;
-  for (int64_t grp = 0; grp < groups; ++grp) {
-    for (int64_t pr = 0; pr < g.pairs; ++pr) {
-      const int64_t c0 = grp * g.group_c + 2 * pr;
-      const bool has_next = 2 * pr + 1 < g.group_c;
-      for (int64_t h = 0; h < g.in_h; ++h) {
-        const int32_t* a = xd + c0 * x.strides[1] + h * x.strides[2];
-        const int32_t* b = has_next ? a + x.strides[1] : nullptr;
-        int32_t* dst = out + ((grp * g.pairs + pr) * g.in_h + h) * g.in_w;
-        int64_t i = 0;
-        const v128_t zero = wasm_i32x4_splat(0);
-        for (; i + 4 <= g.in_w; i += 4) {
-          store4(dst + i, interleave_low16(load4(a + i), b ? load4(b + i) : zero));
-        }
-        for (; i < g.in_w; ++i) {
-          dst[i] = static_cast<int32_t>((static_cast<uint32_t>(a[i]) & 0xFFFFu) |
-                                        (b ? static_cast<uint32_t>(b[i]) << 16 : 0u));
-        }
-      }
-    }
-  }
-}
-
-// Packs the weights' channel pairs into g.packed_w (layout in ConvGeometry).
-void pack_w(const ConvGeometry& g, int32_t* out) {
-  const TensorView& w = *g.w;
-  const auto* wd = static_cast<const int32_t*>(w.data);
-  const int64_t out_c = g.y->shape[1];
-  for (int64_t oc = 0; oc < out_c; ++oc) {
-    for (int64_t pr = 0; pr < g.pairs; ++pr) {
-      for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-        for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-          const int32_t* wt = wd + oc * w.strides[0] + 2 * pr * w.strides[1] + kh * w.strides[2] +
-                              kw * w.strides[3];
-          const uint32_t lo = static_cast<uint32_t>(wt[0]) & 0xFFFFu;
-          const uint32_t hi = 2 * pr + 1 < g.group_c ? static_cast<uint32_t>(wt[w.strides[1]]) : 0u;
-          *out++ = static_cast<int32_t>(lo | hi << 16);
-        }
-      }
-    }
-  }
-}
-
 // Output rows outermost, so one row's input rows stay in cache across the output channels.
-template <int S, Mul M>
-void conv_all(ConvGeometry g, int32_t* packed_x) {
+template <int S>
+void conv_all(const ConvGeometry& g) {
   const Conv2dParams& p = *g.p;
   const TensorView& y = *g.y;
   const int64_t batch = y.shape[0], out_c = y.shape[1], out_h = y.shape[2], out_w = y.shape[3];
@@ -285,25 +202,258 @@ void conv_all(ConvGeometry g, int32_t* packed_x) {
   int64_t ow_lo, ow_hi;
   interior(out_w, p.stride_w, p.pad_w, (g.kernel_w - 1) * p.dilation_w + 1, g.in_w, &ow_lo, &ow_hi);
   for (int64_t n = 0; n < batch; ++n) {
-    if constexpr (M == Mul::kPacked) pack_x(g, packed_x, n);
     for (int64_t oh = 0; oh < out_h; ++oh) {
       for (int64_t grp = 0; grp < p.groups; ++grp) {
         const int64_t oc_end = (grp + 1) * out_per_group;
         int64_t oc = grp * out_per_group;
-        for (; oc + 4 <= oc_end; oc += 4) conv_row<4, S, M>(g, n, grp, oc, oh, ow_lo, ow_hi);
-        for (; oc < oc_end; ++oc) conv_row<1, S, M>(g, n, grp, oc, oh, ow_lo, ow_hi);
+        for (; oc + 4 <= oc_end; oc += 4) conv_row<4, S>(g, n, grp, oc, oh, ow_lo, ow_hi);
+        for (; oc < oc_end; ++oc) conv_row<1, S>(g, n, grp, oc, oh, ow_lo, ow_hi);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// conv2d as a GEMM over int16 pairs: y[oc, pixel] = sum over k of A[oc, k] * B[k, pixel], with
+// k = (c, kh, kw) in the weights' OIHW order (A is w itself) and B the im2col of x. Both are
+// packed with consecutive k paired into one int32 lane (k even in the low half, k + 1 in the
+// high half, 0 past the last k), so each i32x4.dot_i16x8_s does 8 multiply-adds:
+//   A: [groups][oc blocks of 4][pairs][4]   whole weights, packed once per call
+//   B: [quads][pairs][4]                    one tile: quads of 4 output pixels of one row
+// Output rows are cut into ceil(out_w / 4) quads (the last one partial); a tile is a run of
+// consecutive quads, as many as fit kTileBytes (at least 2), so the scratch stays bounded. The
+// im2col reads 0 for taps outside the input, so borders need no scalar path.
+
+constexpr int64_t kTileBytes = 64 * 1024;
+
+struct Gemm {
+  const ConvGeometry* g;
+  int64_t out_h, out_w, per_group;  // output channels per group
+  int64_t pairs;                    // ceil(group_c * kernel_h * kernel_w / 2)
+  int64_t blocks;                   // oc blocks of 4 per group
+  int64_t row_quads;                // quads per output row
+  int64_t tile_quads;               // quads per tile
+  int32_t* a;
+  int32_t* b;
+};
+
+// A from w: weight (oc, c, kh, kw) is k = (c * kernel_h + kh) * kernel_w + kw of its group, in
+// lane oc % 4 of pair k / 2, in the low half when k is even.
+void pack_a(const Gemm& m) {
+  const ConvGeometry& g = *m.g;
+  const TensorView& w = *g.w;
+  const auto* wd = static_cast<const int32_t*>(w.data);
+  const int64_t out_c = g.y->shape[1];
+  std::memset(m.a, 0, static_cast<size_t>(g.p->groups * m.blocks * m.pairs * 16));
+  for (int64_t oc = 0; oc < out_c; ++oc) {
+    const int64_t grp = oc / m.per_group, o = oc % m.per_group;
+    auto* lane =
+        reinterpret_cast<uint32_t*>(m.a) + ((grp * m.blocks + o / 4) * m.pairs * 4 + o % 4);
+    int64_t k = 0;
+    for (int64_t c = 0; c < g.group_c; ++c) {
+      for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+        const int32_t* wr = wd + oc * w.strides[0] + c * w.strides[1] + kh * w.strides[2];
+        for (int64_t kw = 0; kw < g.kernel_w; ++kw, ++k) {
+          const uint32_t v = static_cast<uint32_t>(wr[kw * w.strides[3]]) & 0xFFFFu;
+          lane[k / 2 * 4] |= v << (k % 2 * 16);
+        }
+      }
+    }
+  }
+}
+
+// Row oh * stride_h - pad_h + kh * dilation_h of channel plane xc, or null outside the input.
+const int32_t* input_row(const ConvGeometry& g, const int32_t* xc, int64_t kh, int64_t oh) {
+  const int64_t ih = oh * g.p->stride_h - g.p->pad_h + kh * g.p->dilation_h;
+  return ih < 0 || ih >= g.in_h ? nullptr : xc + ih * g.x->strides[2];
+}
+
+// row[ow0 * stride_w - pad_w + kw * dilation_w + l * stride_w] for lanes l = 0..3; 0 outside
+// the input (row null: the whole row is outside) and for lanes past out_w.
+template <int S>
+v128_t gather4(const ConvGeometry& g, const int32_t* row, int64_t kw, int64_t ow0, int64_t out_w) {
+  if (row == nullptr) return wasm_i32x4_splat(0);
+  const int64_t sw = g.p->stride_w;
+  const int64_t iw0 = ow0 * sw - g.p->pad_w + kw * g.p->dilation_w;
+  if (iw0 >= 0 && iw0 + 3 * sw < g.in_w) return load4_strided<S>(row + iw0, sw);
+  int32_t lane[4];
+  for (int64_t l = 0; l < 4; ++l) {
+    const int64_t iw = iw0 + l * sw;
+    lane[l] = ow0 + l < out_w && iw >= 0 && iw < g.in_w ? row[iw] : 0;
+  }
+  return wasm_v128_load(lane);
+}
+
+// The im2col tile of image n, group grp: quads [q0, q0 + nq), a row segment at a time.
+template <int S>
+void pack_b(const Gemm& m, int64_t n, int64_t grp, int64_t q0, int64_t nq) {
+  const ConvGeometry& g = *m.g;
+  const TensorView& x = *g.x;
+  const int64_t taps = g.kernel_h * g.kernel_w, depth = g.group_c * taps;
+  const auto* xn = static_cast<const int32_t*>(x.data) + n * x.strides[0] +
+                   grp * g.group_c * x.strides[1];
+  for (int64_t pr = 0; pr < m.pairs; ++pr) {
+    const int64_t k0 = 2 * pr, k1 = 2 * pr + 1;
+    const int32_t* xc0 = xn + k0 / taps * x.strides[1];
+    const int64_t kh0 = k0 % taps / g.kernel_w, kw0 = k0 % g.kernel_w;
+    const bool has1 = k1 < depth;
+    const int32_t* xc1 = has1 ? xn + k1 / taps * x.strides[1] : xc0;
+    const int64_t kh1 = k1 % taps / g.kernel_w, kw1 = k1 % g.kernel_w;
+    int32_t* dst = m.b + pr * 4;
+    for (int64_t q = q0; q < q0 + nq;) {
+      const int64_t oh = q / m.row_quads;
+      const int64_t row_end = std::min(q0 + nq, (oh + 1) * m.row_quads);
+      const int32_t* r0 = input_row(g, xc0, kh0, oh);
+      const int32_t* r1 = has1 ? input_row(g, xc1, kh1, oh) : nullptr;
+      for (; q < row_end; ++q) {
+        const int64_t ow0 = (q - oh * m.row_quads) * 4;
+        const v128_t v0 = gather4<S>(g, r0, kw0, ow0, m.out_w);
+        const v128_t v1 = gather4<S>(g, r1, kw1, ow0, m.out_w);
+        store4(dst + (q - q0) * m.pairs * 4, interleave_low16(v0, v1));
+      }
+    }
+  }
+}
+
+// One pair step of the GEMM kernel: A lanes at a, B quads at b[v].
+template <int NV>
+inline void gemm_step(const int32_t* a, const int32_t* const (&b)[NV], int64_t off,
+                      v128_t (&acc)[4][NV]) {
+  v128_t xv[NV];
+  for (int v = 0; v < NV; ++v) xv[v] = load4(b[v] + off);
+  for (int i = 0; i < 4; ++i) {
+    const v128_t wv = wasm_v128_load32_splat(a + off + i);
+    for (int v = 0; v < NV; ++v) {
+      acc[i][v] = wasm_i32x4_add(acc[i][v], wasm_i32x4_dot_i16x8(xv[v], wv));
+    }
+  }
+}
+
+// acc[i][v] = dot of A block rows i (a: [pairs][4]) with B quads v (b: [NV quads][pairs][4]).
+// Pointers step through the pairs two at a time (the loop's bookkeeping, not the dot
+// products, was the cost of a simple indexed loop).
+template <int NV>
+void gemm_kernel(const int32_t* a, const int32_t* b, int64_t pairs, v128_t (&acc)[4][NV]) {
+  for (int i = 0; i < 4; ++i) {
+    for (int v = 0; v < NV; ++v) acc[i][v] = wasm_i32x4_splat(0);
+  }
+  const int32_t* bq[NV];
+  for (int v = 0; v < NV; ++v) bq[v] = b + v * pairs * 4;
+  const int32_t* const a_end = a + (pairs & ~int64_t{1}) * 4;
+  for (; a != a_end; a += 8) {
+    gemm_step<NV>(a, bq, 0, acc);
+    gemm_step<NV>(a, bq, 4, acc);
+    for (int v = 0; v < NV; ++v) bq[v] += 8;
+  }
+  if (pairs & 1) gemm_step<NV>(a, bq, 0, acc);
+}
+
+// Where a quad's first output lies.
+struct QuadPos {
+  int64_t oh, ow0;
+  void next(int64_t out_w) {
+    ow0 += 4;
+    if (ow0 >= out_w) {
+      ow0 = 0;
+      ++oh;
+    }
+  }
+};
+
+// Tile quads [qt, qt + NV), at pos[0 .. NV), times oc block blk of group grp.
+template <int NV>
+void gemm_quads(const Gemm& m, int64_t n, int64_t grp, int64_t blk, int64_t qt,
+                const QuadPos* pos) {
+  const ConvGeometry& g = *m.g;
+  const TensorView& y = *g.y;
+  v128_t acc[4][NV];
+  gemm_kernel<NV>(m.a + (grp * m.blocks + blk) * m.pairs * 4, m.b + qt * m.pairs * 4, m.pairs,
+                  acc);
+  const int64_t rows = std::min<int64_t>(4, m.per_group - blk * 4);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t oc = grp * m.per_group + blk * 4 + i;
+    v128_t bias = wasm_i32x4_splat(0);
+    if (g.bias != nullptr) {
+      bias = wasm_i32x4_splat(static_cast<const int32_t*>(g.bias->data)[oc * g.bias->strides[0]]);
+    }
+    int32_t* yc = static_cast<int32_t*>(y.data) + n * y.strides[0] + oc * y.strides[1];
+    for (int v = 0; v < NV; ++v) {
+      const int64_t ow0 = pos[v].ow0;
+      int32_t* yr = yc + pos[v].oh * y.strides[2] + ow0;
+      const v128_t out = wasm_i32x4_add(acc[i][v], bias);
+      if (ow0 + 4 <= m.out_w) {
+        store4(yr, out);
+      } else {
+        int32_t lane[4];
+        wasm_v128_store(lane, out);
+        for (int64_t l = 0; ow0 + l < m.out_w; ++l) yr[l] = lane[l];
       }
     }
   }
 }
 
 template <int S>
-void conv_dispatch(const ConvGeometry& g, int32_t* packed_x) {
-  if (packed_x != nullptr) {
-    conv_all<S, Mul::kPacked>(g, packed_x);
-  } else {
-    conv_all<S, Mul::kInt32>(g, nullptr);
+void gemm_all(const Gemm& m) {
+  const ConvGeometry& g = *m.g;
+  const int64_t total = m.out_h * m.row_quads;
+  for (int64_t n = 0; n < g.y->shape[0]; ++n) {
+    for (int64_t grp = 0; grp < g.p->groups; ++grp) {
+      for (int64_t q0 = 0; q0 < total; q0 += m.tile_quads) {
+        const int64_t nq = std::min(m.tile_quads, total - q0);
+        pack_b<S>(m, n, grp, q0, nq);
+        for (int64_t blk = 0; blk < m.blocks; ++blk) {
+          QuadPos pos[2];
+          pos[1] = {q0 / m.row_quads, q0 % m.row_quads * 4 - 4};
+          int64_t qt = 0;
+          for (; qt + 2 <= nq; qt += 2) {
+            pos[0] = pos[1];
+            pos[0].next(m.out_w);
+            pos[1] = pos[0];
+            pos[1].next(m.out_w);
+            gemm_quads<2>(m, n, grp, blk, qt, pos);
+          }
+          if (qt < nq) {
+            pos[0] = pos[1];
+            pos[0].next(m.out_w);
+            gemm_quads<1>(m, n, grp, blk, qt, pos);
+          }
+        }
+      }
+    }
   }
+}
+
+// The GEMM path when x and w fit int16, each group has at least 4 output channels (depthwise
+// layers would mostly multiply padding) and the op layer lends the scratch; false otherwise.
+bool conv_gemm(const ConvGeometry& g) {
+  const Conv2dParams& p = *g.p;
+  const TensorView& y = *g.y;
+  Gemm m{};
+  m.g = &g;
+  m.out_h = y.shape[2];
+  m.out_w = y.shape[3];
+  m.per_group = y.shape[1] / p.groups;
+  if (p.scratch == nullptr || m.per_group < 4) return false;
+  m.pairs = (g.group_c * g.kernel_h * g.kernel_w + 1) / 2;
+  m.blocks = (m.per_group + 3) / 4;
+  m.row_quads = (m.out_w + 3) / 4;
+  m.tile_quads = std::max<int64_t>(2, kTileBytes / (m.pairs * 16));
+  m.tile_quads = std::min(m.tile_quads, m.out_h * m.row_quads);
+  if (!fits_int16(*g.x) || !fits_int16(*g.w)) return false;
+  m.a = static_cast<int32_t*>(
+      p.scratch->acquire(p.scratch->ctx, p.groups * m.blocks * m.pairs * 16));
+  if (m.a == nullptr) return false;
+  m.b = static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, m.tile_quads * m.pairs * 16));
+  if (m.b == nullptr) return false;
+  pack_a(m);
+  if (p.stride_w == 1) {
+    gemm_all<1>(m);
+  } else if (p.stride_w == 2) {
+    gemm_all<2>(m);
+  } else {
+    gemm_all<0>(m);
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,40 +579,15 @@ void conv2d_i32__wasm_simd128(const KernelCall& call) {
     scalar::conv2d_i32(call);
     return;
   }
-  ConvGeometry g{&p,
-                 &x,
-                 &w,
-                 bias,
-                 &y,
-                 w.shape[1],
-                 w.shape[2],
-                 w.shape[3],
-                 x.shape[2],
-                 x.shape[3],
-                 (w.shape[1] + 1) / 2,
-                 nullptr,
-                 nullptr};
-  // The packed int16 pairs when every operand fits int16 and the op layer lends scratch.
-  int32_t* packed_x = nullptr;
-  if (p.scratch != nullptr && fits_int16(x) && fits_int16(w)) {
-    const int64_t x_bytes = p.groups * g.pairs * g.in_h * g.in_w * 4;
-    const int64_t w_bytes = y.shape[1] * g.pairs * g.kernel_h * g.kernel_w * 4;
-    auto* px = static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, x_bytes));
-    auto* pw = px != nullptr ? static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, w_bytes))
-                             : nullptr;
-    if (pw != nullptr) {
-      pack_w(g, pw);
-      g.packed_x = px;
-      g.packed_w = pw;
-      packed_x = px;
-    }
-  }
+  const ConvGeometry g{&p, &x, &w, bias, &y, w.shape[1], w.shape[2], w.shape[3], x.shape[2],
+                       x.shape[3]};
+  if (conv_gemm(g)) return;
   if (p.stride_w == 1) {
-    conv_dispatch<1>(g, packed_x);
+    conv_all<1>(g);
   } else if (p.stride_w == 2) {
-    conv_dispatch<2>(g, packed_x);
+    conv_all<2>(g);
   } else {
-    conv_dispatch<0>(g, packed_x);
+    conv_all<0>(g);
   }
 }
 

@@ -27,6 +27,19 @@ inline v128_t load4_strided(const int32_t* p, int64_t step) {
   }
 }
 
+// i32x4.shr_s / i32x4.shl by a run-time count (taken modulo 32). LLVM 14 hoists the count's
+// splat out of a loop and then lowers the shift as four extract_lane / i32.shr_s / replace_lane
+// sequences; an opaque copy of the count made next to the shift keeps the splat in the loop
+// body, where it lowers to the one instruction.
+inline v128_t shr_var(v128_t v, uint32_t count) {
+  __asm__ volatile("" : "+r"(count));
+  return wasm_i32x4_shr(v, count);
+}
+inline v128_t shl_var(v128_t v, uint32_t count) {
+  __asm__ volatile("" : "+r"(count));
+  return wasm_i32x4_shl(v, count);
+}
+
 // Lane sum with two's-complement wrapping (lane order is irrelevant modulo 2^32).
 inline uint32_t hsum(v128_t v) {
   v = wasm_i32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));

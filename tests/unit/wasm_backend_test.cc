@@ -338,6 +338,27 @@ TEST_CASE("wasm conv2d equals the reference", "[backend][wasm]") {
       }
     }
   }
+  SECTION("GEMM shapes: 1x1, kxk with strides, dilation, padding, groups, odd channel counts") {
+    // The int16 GEMM takes groups of >= 4 output channels; the im2col tile holds 64 KiB, so the
+    // larger depths below span several tiles, one of them partial.
+    const ConvCase cases[] = {
+        {1, 33, 7, 9, 20, 1, 1, 1, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},      // 1x1
+        {2, 17, 10, 11, 13, 1, 1, 1, {2, 2, 0, 0, 1, 1, 1, nullptr}, false},   // 1x1 stride 2
+        {1, 70, 12, 15, 37, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},    // several tiles
+        {2, 24, 13, 17, 12, 3, 3, 1, {2, 1, 2, 1, 2, 1, 1, nullptr}, false},   // stride, dilation
+        {1, 10, 14, 29, 8, 3, 2, 1, {3, 3, 1, 0, 1, 2, 1, nullptr}, true},     // stride 3
+        {1, 12, 9, 14, 16, 3, 3, 2, {1, 1, 1, 1, 1, 1, 2, nullptr}, true},     // 2 groups of 8
+        {1, 9, 8, 10, 15, 3, 3, 3, {1, 2, 1, 1, 1, 1, 3, nullptr}, false},     // 3 groups of 5
+        {1, 3, 30, 30, 8, 7, 7, 1, {2, 2, 3, 3, 1, 1, 1, nullptr}, true},      // 7x7 stride 2
+        {1, 5, 6, 3, 6, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},        // out_w < 4
+    };
+    for (const ConvCase& k : cases) {
+      for (Range r : {Range::kInt8, Range::kInt16, Range::kInt16Edges, Range::kInt32}) {
+        check_conv(rng, k, r, false);
+        check_conv(rng, k, r, true);
+      }
+    }
+  }
   SECTION("seeded random geometries") {
     for (int i = 0; i < 150; ++i) {
       ConvCase k{};
@@ -365,7 +386,7 @@ TEST_CASE("wasm conv2d int16 pairs wrap exactly at the int16 bounds", "[backend]
   std::vector<int32_t> x(static_cast<size_t>(c * h * w), -32768);
   std::vector<int32_t> wt(static_cast<size_t>(oc * c * 9), -32768);
   std::vector<int32_t> y(static_cast<size_t>(oc * h * w), 7);
-  for (int limit : {-1, 8}) {  // the interleaved and the packed pairs
+  for (int limit : {-1, 8}) {  // the int32 multiply and the int16 GEMM
     TestScratch scratch(limit);
     const kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, 1, limit < 0 ? nullptr : &scratch.scratch};
     require_same("conv2d",
@@ -374,6 +395,34 @@ TEST_CASE("wasm conv2d int16 pairs wrap exactly at the int16 bounds", "[backend]
                  view(y.data(), {1, oc, h, w}, compact_strides({1, oc, h, w})), y, &p);
     // An interior output sums 27 products of 2^30: 27 * 2^30 mod 2^32 = 3 * 2^30, i.e. -2^30.
     REQUIRE(y[static_cast<size_t>(1 * w + 5)] == -1073741824);
+  }
+}
+
+TEST_CASE("wasm conv2d: one value beyond the fast path's range anywhere takes the exact path",
+          "[backend][wasm]") {
+  // int8 data (as CVM conv inputs are declared) with a single value at or beyond the int8 and
+  // int16 bounds, first or last in x or in w. The values up to +-32767/-32768 stay on the int16
+  // GEMM; beyond that, truncating to int16 would change the result, so equality with the
+  // reference shows the range check saw it.
+  const int64_t c = 19, h = 9, w = 11, oc = 6;
+  const int32_t outliers[] = {127, -128, 128, -129, 32767, -32768, 32768, -32769, INT32_MAX,
+                              INT32_MIN};
+  Rng rng(21);
+  for (int32_t v : outliers) {
+    for (int where = 0; where < 4; ++where) {
+      std::vector<int32_t> x = rng.values(static_cast<size_t>(c * h * w), Range::kInt8);
+      std::vector<int32_t> wt = rng.values(static_cast<size_t>(oc * c * 9), Range::kInt8);
+      std::vector<int32_t>& t = where < 2 ? x : wt;
+      t[where % 2 == 0 ? 0 : t.size() - 1] = v;
+      std::vector<int32_t> y(static_cast<size_t>(oc * h * w), 7);
+      TestScratch scratch(8);
+      const kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, 1, &scratch.scratch};
+      INFO("outlier " << v << " at " << where);
+      require_same("conv2d",
+                   {view(x.data(), {1, c, h, w}, compact_strides({1, c, h, w})),
+                    view(wt.data(), {oc, c, 3, 3}, compact_strides({oc, c, 3, 3}))},
+                   view(y.data(), {1, oc, h, w}, compact_strides({1, oc, h, w})), y, &p);
+    }
   }
 }
 
