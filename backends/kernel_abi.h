@@ -103,9 +103,21 @@ struct KernelCall {
   int32_t num_outputs;
   const void* params;
   const ParallelFor* parallel;
+  // Optional: weights this very kernel entry packed ahead of time from the call's weight input
+  // (KernelEntry::prepack, over the same values), or null. Valid for the call only. A kernel
+  // that cannot use them (e.g. another layout) packs the weight itself; results never change.
+  const void* prepacked = nullptr;
 };
 
 using KernelFn = void (*)(const KernelCall& call);
+
+// Packs a constant weight for later calls of one kernel entry (KernelCall::prepacked): for
+// conv2d and dense the weight is inputs[1] and `params` the family's params struct as a call
+// would pass it (its scratch is not used). Returns the bytes the packed form needs, writing
+// nothing when `out` is null or `cap` is smaller; writes them into `out` (64-byte aligned)
+// when `cap` suffices. Returns 0 when it declines (the kernel gains nothing, or a value is out
+// of the range the packed form holds): the call then runs without. Never throws; serial.
+using PrepackFn = size_t (*)(const TensorView& weight, const void* params, void* out, size_t cap);
 
 // CPU features a kernel may require; the registry skips entries whose features are missing.
 enum CpuFeature : uint32_t {
@@ -134,6 +146,7 @@ struct KernelEntry {
   const char* variant;         // how: "ref", "avx2", "avx512", ...
   KernelFn fn;                 // the kernel
   uint32_t required_features;  // CpuFeature bits that must all be present
+  PrepackFn prepack = nullptr;  // packs constant weights for `fn` (null: it takes none)
 };
 
 // A backend: its name, its kernels, and whether it can run on this machine at all.

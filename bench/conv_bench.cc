@@ -3,7 +3,9 @@
 // VNNI peak this CPU reaches in the same binary. Prints a table, or JSON lines with --json
 // (bench/run_benchmarks.sh merges those with ONNX Runtime's figures).
 //
-//   conv_bench [--json] [--quick] [--filter SUBSTRING]
+//   conv_bench [--json] [--quick] [--filter SUBSTRING] [--prepacked]
+//   --prepacked   kernels with a prepack function get their weight packed once, outside the
+//                 timing (KernelCall::prepacked), as the graph runtime does for constant weights
 //   conv_bench --list     the workloads as JSON lines (for bench/ort/make_models.py)
 #include <immintrin.h>
 
@@ -214,8 +216,10 @@ Operands operands(const Work& w) {
   return o;
 }
 
-// One call of `fn` as the op layer makes it (scratch from the allocator, the pool's threads).
-void call_kernel(kernel::KernelFn fn, const Work& w, Operands& o) {
+// One call of `fn` as the op layer makes it (scratch from the allocator, the pool's threads),
+// with `prepacked` weights (or null).
+void call_kernel(kernel::KernelFn fn, const Work& w, Operands& o,
+                 const void* prepacked = nullptr) {
   BenchScratch scratch;
   kernel::Conv2dParams cp = w.p;
   cp.scratch = scratch.get();
@@ -229,7 +233,26 @@ void call_kernel(kernel::KernelFn fn, const Work& w, Operands& o) {
   call.params = w.conv ? static_cast<const void*>(&cp) : &dp;
   const kernel::ParallelFor par = threads::kernel_parallel_for();
   call.parallel = par.num_threads > 1 ? &par : nullptr;
+  call.prepacked = prepacked;
   fn(call);
+}
+
+// The weight of `o` packed by entry `e` (empty when it has no prepack or declines).
+std::vector<uint8_t> prepack_weight(const kernel::KernelEntry& e, const Work& w,
+                                    const Operands& o) {
+  if (e.prepack == nullptr) return {};
+  const kernel::TensorView view = ops::plain_view(o.in[1], const_cast<void*>(o.in[1].data()));
+  const kernel::DenseParams dp{nullptr};
+  const void* params = w.conv ? static_cast<const void*>(&w.p) : &dp;
+  std::vector<uint8_t> bytes(e.prepack(view, params, nullptr, 0) + 64);
+  void* at = bytes.data() + (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
+  if (bytes.size() == 64 || e.prepack(view, params, at, bytes.size() - 64) == 0) return {};
+  return bytes;
+}
+
+const void* aligned64(const std::vector<uint8_t>& bytes) {
+  if (bytes.empty()) return nullptr;
+  return bytes.data() + (64 - reinterpret_cast<uintptr_t>(bytes.data()) % 64) % 64;
 }
 
 // Median seconds of `f` over repetitions filling about `budget` seconds (at least 3).
@@ -259,7 +282,7 @@ struct Row {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool json = false, quick = false;
+  bool json = false, quick = false, prepacked = false;
   std::string filter;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--list") == 0) {
@@ -282,6 +305,8 @@ int main(int argc, char** argv) {
       json = true;
     else if (std::strcmp(argv[i], "--quick") == 0)
       quick = true;
+    else if (std::strcmp(argv[i], "--prepacked") == 0)
+      prepacked = true;
     else if (std::strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
       filter = argv[++i];
   }
@@ -325,11 +350,14 @@ int main(int argc, char** argv) {
     r.scalar = time_median([&] { call_kernel((w.conv ? scalar_conv : scalar_dense)->fn, w, o); },
                            quick ? 0.0 : budget);
     for (const kernel::KernelEntry* e : w.conv ? conv_k : dense_k) {
-      r.isa.push_back(e->variant);
+      std::vector<uint8_t> packed;
+      if (prepacked) packed = prepack_weight(*e, w, o);
+      const void* pp = aligned64(packed);
+      r.isa.push_back(std::string(e->variant) + (pp ? "+pp" : ""));
       set_num_threads(1);
-      r.t1.push_back(time_median([&] { call_kernel(e->fn, w, o); }, budget));
+      r.t1.push_back(time_median([&] { call_kernel(e->fn, w, o, pp); }, budget));
       set_num_threads(2);
-      r.t2.push_back(time_median([&] { call_kernel(e->fn, w, o); }, budget));
+      r.t2.push_back(time_median([&] { call_kernel(e->fn, w, o, pp); }, budget));
     }
     set_num_threads(1);
     AttrMap attrs;

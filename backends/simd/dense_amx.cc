@@ -31,6 +31,9 @@ namespace {
 }  // namespace
 
 void dense_i8i32__amx(const KernelCall& call) { dense_amx_entry(call); }
+size_t dense_i8i32__amx_prepack(const TensorView& w, const void* params, void* out, size_t cap) {
+  return dense_amx_prepack(w, params, out, cap);
+}
 
 }  // namespace simd
 }  // namespace kernel

@@ -22,6 +22,9 @@ namespace {
 }  // namespace
 
 void dense_i16i32__avx2(const KernelCall& call) { dense_entry(call); }
+size_t dense_i16i32__avx2_prepack(const TensorView& w, const void* params, void* out, size_t cap) {
+  return dense_prepack(w, params, out, cap);
+}
 
 }  // namespace simd
 }  // namespace kernel

@@ -59,32 +59,16 @@ void amx_chunks(int64_t count, int64_t* chunk, int64_t* padded) {
 
 }  // namespace
 
-bool make_conv_plan(const KernelCall& call, const ConvLayout& layout, ConvPlan* plan) {
-  const auto& prm = *static_cast<const Conv2dParams*>(call.params);
-  const TensorView& x = call.inputs[0];
-  const TensorView& w = call.inputs[1];
-  const TensorView& y = call.outputs[0];
-  ConvPlan p{};
-  p.batch = y.shape[0];
-  p.groups = prm.groups;
+bool make_conv_weight_plan(const TensorView& w, int64_t groups, const ConvLayout& layout,
+                           ConvPlan* plan) {
+  ConvPlan& p = *plan;
+  p.groups = groups;
   p.group_c = w.shape[1];
-  p.group_oc = y.shape[1] / prm.groups;
-  p.in_h = x.shape[2];
-  p.in_w = x.shape[3];
-  p.out_h = y.shape[2];
-  p.out_w = y.shape[3];
+  p.group_oc = w.shape[0] / groups;
   p.kernel_h = w.shape[2];
   p.kernel_w = w.shape[3];
-  p.stride_h = prm.stride_h;
-  p.stride_w = prm.stride_w;
-  p.pad_h = prm.pad_h;
-  p.pad_w = prm.pad_w;
-  p.dilation_h = prm.dilation_h;
-  p.dilation_w = prm.dilation_w;
   p.layout = layout;
-  if (p.batch <= 0 || p.group_oc <= 0 || p.group_c <= 0 || p.out_h <= 0 || p.out_w <= 0) {
-    return false;
-  }
+  if (p.group_oc <= 0 || p.group_c <= 0 || p.kernel_h <= 0 || p.kernel_w <= 0) return false;
   Checked c;
   p.taps = c.mul(p.kernel_h, p.kernel_w);
   p.cq_real = ceil_div(p.group_c, layout.kc);
@@ -93,17 +77,6 @@ bool make_conv_plan(const KernelCall& call, const ConvLayout& layout, ConvPlan* 
   } else {
     p.cq = p.chunk = p.cq_real;
   }
-  p.rows = ceil_div(c.add(p.in_h, c.mul(2, p.pad_h)), p.stride_h);
-  p.cols = ceil_div(c.add(p.in_w, c.mul(2, p.pad_w)), p.stride_w);
-  p.plane = c.mul(p.rows, p.cols);
-  p.cq_stride = c.mul(c.mul(p.stride_h, p.stride_w), p.plane);
-  p.group_stride = c.mul(p.cq, p.cq_stride);
-  p.image_stride = c.mul(p.groups, p.group_stride);
-  p.q_count = (p.out_h - 1) * p.cols + p.out_w;
-  p.slot_stride = c.add(p.group_stride, kSlackLanes);
-  const int64_t act_lanes = layout.slots > 0 ? c.mul(layout.slots, p.slot_stride)
-                                             : c.add(c.mul(p.batch, p.image_stride), kSlackLanes);
-
   p.oc_blocks = ceil_div(p.group_oc, layout.mr);
   if (layout.amx) {  // [g][ob][tap][chunk][row][lane of chunk]: A tiles of mr rows
     p.w_c = 1;
@@ -125,6 +98,39 @@ bool make_conv_plan(const KernelCall& call, const ConvLayout& layout, ConvPlan* 
     p.w_ob = c.mul(p.taps, p.w_t);
   }
   p.w_g = c.mul(p.oc_blocks, p.w_ob);
+  c.mul(c.mul(p.groups, p.w_g), 4);  // the packed weight's bytes fit
+  return c.ok;
+}
+
+bool make_conv_plan(const KernelCall& call, const ConvLayout& layout, ConvPlan* plan) {
+  const auto& prm = *static_cast<const Conv2dParams*>(call.params);
+  const TensorView& x = call.inputs[0];
+  const TensorView& y = call.outputs[0];
+  ConvPlan p{};
+  p.batch = y.shape[0];
+  p.in_h = x.shape[2];
+  p.in_w = x.shape[3];
+  p.out_h = y.shape[2];
+  p.out_w = y.shape[3];
+  p.stride_h = prm.stride_h;
+  p.stride_w = prm.stride_w;
+  p.pad_h = prm.pad_h;
+  p.pad_w = prm.pad_w;
+  p.dilation_h = prm.dilation_h;
+  p.dilation_w = prm.dilation_w;
+  if (p.batch <= 0 || p.out_h <= 0 || p.out_w <= 0 || y.shape[1] / prm.groups <= 0) return false;
+  if (!make_conv_weight_plan(call.inputs[1], prm.groups, layout, &p)) return false;
+  Checked c;
+  p.rows = ceil_div(c.add(p.in_h, c.mul(2, p.pad_h)), p.stride_h);
+  p.cols = ceil_div(c.add(p.in_w, c.mul(2, p.pad_w)), p.stride_w);
+  p.plane = c.mul(p.rows, p.cols);
+  p.cq_stride = c.mul(c.mul(p.stride_h, p.stride_w), p.plane);
+  p.group_stride = c.mul(p.cq, p.cq_stride);
+  p.image_stride = c.mul(p.groups, p.group_stride);
+  p.q_count = (p.out_h - 1) * p.cols + p.out_w;
+  p.slot_stride = c.add(p.group_stride, kSlackLanes);
+  const int64_t act_lanes = layout.slots > 0 ? c.mul(layout.slots, p.slot_stride)
+                                             : c.add(c.mul(p.batch, p.image_stride), kSlackLanes);
   const int64_t w_lanes = c.mul(p.groups, p.w_g);
 
   int64_t end = 0;
@@ -149,15 +155,12 @@ void fill_tap_offsets(const ConvPlan& p, int64_t* offsets) {
   }
 }
 
-bool make_dense_plan(const KernelCall& call, const DenseLayout& layout, DensePlan* plan) {
-  const TensorView& x = call.inputs[0];
-  const TensorView& y = call.outputs[0];
-  DensePlan p{};
-  p.m = y.shape[0];
-  p.n = y.shape[1];
-  p.k = x.shape[1];
+bool make_dense_weight_plan(int64_t n, int64_t k, const DenseLayout& layout, DensePlan* plan) {
+  DensePlan& p = *plan;
+  p.n = n;
+  p.k = k;
   p.kc = layout.kc;
-  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return false;
+  if (p.n <= 0 || p.k <= 0) return false;
   Checked c;
   p.kq = ceil_div(p.k, layout.kc);
   if (layout.amx) {
@@ -165,10 +168,21 @@ bool make_dense_plan(const KernelCall& call, const DenseLayout& layout, DensePla
   } else {
     p.kq_pad = p.chunk = c.mul(ceil_div(p.kq, layout.kq_multiple), layout.kq_multiple);
   }
-  p.m_pad = c.mul(ceil_div(p.m, layout.row_block), layout.row_block);
   p.nb = layout.panel;
   const int64_t unit_block = layout.unit_block > layout.panel ? layout.unit_block : layout.panel;
   p.n_pad = c.mul(ceil_div(p.n, unit_block), unit_block);
+  c.mul(c.mul(p.n_pad, p.kq_pad), 4);
+  return c.ok;
+}
+
+bool make_dense_plan(const KernelCall& call, const DenseLayout& layout, DensePlan* plan) {
+  const TensorView& x = call.inputs[0];
+  const TensorView& y = call.outputs[0];
+  DensePlan p{};
+  p.m = y.shape[0];
+  if (p.m <= 0 || !make_dense_weight_plan(y.shape[1], x.shape[1], layout, &p)) return false;
+  Checked c;
+  p.m_pad = c.mul(ceil_div(p.m, layout.row_block), layout.row_block);
   int64_t end = 0;
   p.x_at = c.part(&end, c.mul(c.mul(p.m_pad, p.kq_pad), 4));
   p.w_at = c.part(&end, c.mul(c.mul(p.n_pad, p.kq_pad), 4));
@@ -177,6 +191,75 @@ bool make_dense_plan(const KernelCall& call, const DenseLayout& layout, DensePla
   if (!c.ok || !reasonable(call, p.bytes)) return false;
   *plan = p;
   return true;
+}
+
+namespace {
+
+// Lays out header, lanes and sums; 0 on overflow.
+int64_t prepack_parts(int64_t lanes, int64_t sums, PrepackHeader* h) {
+  Checked c;
+  int64_t end = 0;
+  c.part(&end, static_cast<int64_t>(sizeof(PrepackHeader)));
+  h->w_at = c.part(&end, c.mul(lanes, 4));
+  h->sum_at = c.part(&end, c.mul(sums, 4));
+  h->bytes = end;
+  return c.ok ? end : 0;
+}
+
+// The call's prepack header when it has the right magic and op, else null.
+const PrepackHeader* prepack_of(const KernelCall& call, int32_t op) {
+  const auto* h = static_cast<const PrepackHeader*>(call.prepacked);
+  return h != nullptr && h->magic == kPrepackMagic && h->op == op ? h : nullptr;
+}
+
+}  // namespace
+
+int64_t conv_prepack_header(const ConvPlan& p, const TensorView& w, PrepackHeader* h) {
+  *h = PrepackHeader{};
+  h->magic = kPrepackMagic;
+  h->op = kPrepackConv;
+  h->kc = p.layout.kc;
+  h->mr = p.layout.mr;
+  h->amx = p.layout.amx ? 1 : 0;
+  for (int d = 0; d < 4; ++d) h->shape[d] = w.shape[d];
+  h->groups = p.groups;
+  return prepack_parts(p.groups * p.w_g, p.groups * p.group_oc, h);
+}
+
+int64_t dense_prepack_header(const DensePlan& p, PrepackHeader* h) {
+  *h = PrepackHeader{};
+  h->magic = kPrepackMagic;
+  h->op = kPrepackDense;
+  h->kc = p.kc;
+  h->shape[0] = p.n;
+  h->shape[1] = p.k;
+  h->groups = 1;
+  h->kq_pad = p.kq_pad;
+  h->chunk = p.chunk;
+  h->nb = p.nb;
+  h->n_pad = p.n_pad;
+  return prepack_parts(p.n_pad * p.kq_pad, p.n_pad, h);
+}
+
+const PrepackHeader* conv_prepack_for(const KernelCall& call, const ConvPlan& p) {
+  const PrepackHeader* h = prepack_of(call, kPrepackConv);
+  if (h == nullptr || h->kc != p.layout.kc || h->mr != p.layout.mr ||
+      h->amx != (p.layout.amx ? 1 : 0) || h->groups != p.groups) {
+    return nullptr;
+  }
+  for (int d = 0; d < 4; ++d) {
+    if (h->shape[d] != call.inputs[1].shape[d]) return nullptr;
+  }
+  return h;
+}
+
+const PrepackHeader* dense_prepack_for(const KernelCall& call, const DensePlan& p) {
+  const PrepackHeader* h = prepack_of(call, kPrepackDense);
+  if (h == nullptr || h->kc != p.kc || h->shape[0] != p.n || h->shape[1] != p.k ||
+      h->kq_pad != p.kq_pad || h->chunk != p.chunk || h->nb != p.nb || h->n_pad != p.n_pad) {
+    return nullptr;
+  }
+  return h;
 }
 
 KernelFn scalar_kernel(const char* op) {

@@ -77,6 +77,11 @@ struct ConvPlan {
 // next to the operands; the caller then uses another path.
 bool make_conv_plan(const KernelCall& call, const ConvLayout& layout, ConvPlan* plan);
 
+// The weight part of make_conv_plan (problem extents from w and groups, packed weight
+// strides), for prepacking; false when sizes overflow.
+bool make_conv_weight_plan(const TensorView& w, int64_t groups, const ConvLayout& layout,
+                           ConvPlan* plan);
+
 // Fills the tap offsets (lanes, int64, `plan.taps` of them) that make_conv_plan described.
 void fill_tap_offsets(const ConvPlan& plan, int64_t* offsets);
 
@@ -106,6 +111,33 @@ struct DensePlan {
 
 // Plans a dense call; as make_conv_plan, false when it does not apply.
 bool make_dense_plan(const KernelCall& call, const DenseLayout& layout, DensePlan* plan);
+// The weight part of make_dense_plan (m and the x part left 0), for prepacking.
+bool make_dense_weight_plan(int64_t n, int64_t k, const DenseLayout& layout, DensePlan* plan);
+
+// ---- prepacked weights (KernelCall::prepacked) ----
+// A header, the packed weight lanes exactly as the kernel packs them into scratch (at w_at),
+// then the wrapping sum of each output channel's / unit's weights (int32, at sum_at; dense:
+// n_pad of them, zero past n). The layout fields say which plan made them: a kernel uses them
+// only when its own plan has the same layout and the call's weight the same extents.
+struct PrepackHeader {
+  uint64_t magic;
+  int32_t op;             // kPrepackConv or kPrepackDense
+  int32_t kc, mr, amx;    // conv: its ConvLayout (mr 0 for dense)
+  int64_t shape[4];       // the weight's extents (dense: units, K, 0, 0)
+  int64_t groups;         // conv groups (dense: 1)
+  int64_t kq_pad, chunk, nb, n_pad;  // dense: its DensePlan's weight layout
+  int64_t w_at, sum_at, bytes;
+};
+constexpr uint64_t kPrepackMagic = 0x314B434150505643ull;  // "CVPPACK1"
+constexpr int32_t kPrepackConv = 1, kPrepackDense = 2;
+
+// Fills the header of a conv2d / dense prepack for a weight plan and returns the bytes the
+// whole prepack takes (0 on overflow).
+int64_t conv_prepack_header(const ConvPlan& p, const TensorView& w, PrepackHeader* h);
+int64_t dense_prepack_header(const DensePlan& p, PrepackHeader* h);
+// The call's prepack when it was made for exactly this plan's weight layout, else null.
+const PrepackHeader* conv_prepack_for(const KernelCall& call, const ConvPlan& p);
+const PrepackHeader* dense_prepack_for(const KernelCall& call, const DensePlan& p);
 
 // The scalar reference kernel of `op` for int32, from the scalar backend's table: the last
 // resort of the x86 kernels (no scratch, any values). Never null for conv2d and dense.

@@ -41,12 +41,18 @@ const KernelEntry kEntries[] = {
     CVM_BOTH_ISAS("reduce_sum", kFloat32, reduce_sum_f32)
 #undef CVM_BOTH_ISAS
     // ---- conv2d / dense (gemm) ----
-    {"conv2d", E::kInt32, "amx", s::conv2d_i8i32__amx, kGemmAmx},
-    {"conv2d", E::kInt32, "avx512vnni", s::conv2d_i8i32__avx512vnni, kGemmVnni},
-    {"conv2d", E::kInt32, "avx2", s::conv2d_i16i32__avx2, kCpuAvx2},
-    {"dense", E::kInt32, "amx", s::dense_i8i32__amx, kGemmAmx},
-    {"dense", E::kInt32, "avx512vnni", s::dense_i8i32__avx512vnni, kGemmVnni},
-    {"dense", E::kInt32, "avx2", s::dense_i16i32__avx2, kCpuAvx2},
+    {"conv2d", E::kInt32, "amx", s::conv2d_i8i32__amx, kGemmAmx,
+     s::conv2d_i8i32__amx_prepack},
+    {"conv2d", E::kInt32, "avx512vnni", s::conv2d_i8i32__avx512vnni, kGemmVnni,
+     s::conv2d_i8i32__avx512vnni_prepack},
+    {"conv2d", E::kInt32, "avx2", s::conv2d_i16i32__avx2, kCpuAvx2,
+     s::conv2d_i16i32__avx2_prepack},
+    {"dense", E::kInt32, "amx", s::dense_i8i32__amx, kGemmAmx,
+     s::dense_i8i32__amx_prepack},
+    {"dense", E::kInt32, "avx512vnni", s::dense_i8i32__avx512vnni, kGemmVnni,
+     s::dense_i8i32__avx512vnni_prepack},
+    {"dense", E::kInt32, "avx2", s::dense_i16i32__avx2, kCpuAvx2,
+     s::dense_i16i32__avx2_prepack},
 };
 #undef CVM_INT_ADDSUB
 

@@ -5,6 +5,7 @@
 // and the other end is the int32 limit. Window sizes (kernel_size, pool_size) must be >= 1.
 #include <algorithm>
 #include <climits>
+#include <new>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "kernel_views.h"
 #include "op_def.h"
 #include "precision.h"
+#include "prepack.h"
 #include "params/nn.h"
 #include "registry_internal.h"
 
@@ -409,6 +411,47 @@ class UpsamplingOp : public OpDef {
 };
 
 }  // namespace
+
+bool op_takes_prepacked(const OpDef& op) {
+  return dynamic_cast<const Conv2dOp*>(&op) != nullptr ||
+         dynamic_cast<const DenseOp*>(&op) != nullptr;
+}
+
+kernel::KernelFn current_kernel(const OpDef& op, const std::vector<NDArray>& inputs) {
+  return find_kernel(op.name(), kernel::ElemType::kInt32, inputs[0].device());
+}
+
+PrepackedWeight prepack_weight(const OpDef& op, const OpAttrs& attrs,
+                               const std::vector<NDArray>& inputs, kernel::KernelFn fn) {
+  PrepackedWeight out;
+  out.fn = fn;
+  kernel::PrepackFn prepack = nullptr;
+  for (const kernel::BackendTable* t : backend_tables()) {
+    for (size_t i = 0; i < t->count && prepack == nullptr; ++i) {
+      if (t->entries[i].fn == fn) prepack = t->entries[i].prepack;
+    }
+  }
+  if (prepack == nullptr) return out;
+  kernel::Conv2dParams conv{};
+  const kernel::DenseParams dense{nullptr};
+  const void* params = &dense;
+  if (const auto* c = dynamic_cast<const Conv2dAttrs*>(&attrs)) {
+    conv = c->params;
+    conv.scratch = nullptr;
+    params = &conv;
+  }
+  const NDArray& w = inputs.at(1);
+  const kernel::TensorView view = plain_view(w, const_cast<void*>(w.data()));
+  const size_t bytes = prepack(view, params, nullptr, 0);
+  if (bytes == 0) return out;
+  std::shared_ptr<uint8_t> data(new (std::align_val_t{64}) uint8_t[bytes], [](uint8_t* p) {
+    ::operator delete[](p, std::align_val_t{64});
+  });
+  if (prepack(view, params, data.get(), bytes) != bytes) return out;
+  out.data = std::move(data);
+  out.bytes = bytes;
+  return out;
+}
 
 void add_cvm_nn_ops(OpList& ops) {
   static const Conv2dOp conv2d;

@@ -1,11 +1,16 @@
 // The x86 conv2d/dense GEMM kernels (AMX, AVX-512 VNNI, AVX2, and AMX with emulated tiles)
 // equal the scalar reference bit for bit: every tile remainder, stride, dilation, padding and
 // group count, int8 extremes, values outside int8/int16 (the int32 path), no scratch (the
-// reference path), strided views and 1, 2 and 7 threads; run_op agrees across backends.
+// reference path), strided views and 1, 2 and 7 threads; run_op agrees across backends. Each
+// kernel with a prepack function also runs with its weight prepacked, to the same result.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <utility>
 #include <random>
 #include <sstream>
 #include <string>
@@ -82,7 +87,59 @@ KernelFn scalar_fn(const char* op) {
 struct Kernel {
   std::string name;
   KernelFn fn;
+  kernel::PrepackFn prepack;
 };
+
+// A weight packed by a kernel's prepack function (KernelCall::prepacked); empty when it
+// declined.
+struct Prepacked {
+  std::unique_ptr<void, decltype(&std::free)> data{nullptr, &std::free};
+  size_t bytes = 0;
+};
+
+Prepacked prepack(const Kernel& k, const NDArray& w, const void* params) {
+  Prepacked p;
+  if (k.prepack == nullptr) return p;
+  const kernel::TensorView view = ops::plain_view(w, const_cast<void*>(w.data()));
+  const size_t need = k.prepack(view, params, nullptr, 0);
+  if (need == 0) return p;
+  REQUIRE(k.prepack(view, params, nullptr, need - 1) == need);  // too small: a size query
+  p.data.reset(std::aligned_alloc(64, (need + 63) / 64 * 64));
+  std::memset(p.data.get(), 0xA5, need);
+  p.bytes = k.prepack(view, params, p.data.get(), need);
+  REQUIRE((p.bytes == 0 || p.bytes == need));
+  return p;
+}
+
+// The smallest and largest value of an int32 array (any view).
+std::pair<int32_t, int32_t> value_range(const NDArray& a) {
+  const NDArray c = a.contiguous();
+  const auto* p = static_cast<const int32_t*>(c.data());
+  std::pair<int32_t, int32_t> r{std::numeric_limits<int32_t>::max(),
+                                std::numeric_limits<int32_t>::min()};
+  for (int64_t i = 0; i < c.numel(); ++i) r = {std::min(r.first, p[i]), std::max(r.second, p[i])};
+  return r;
+}
+
+// Checks a kernel's prepack of w (`applies`: its narrow path would run for this weight): it
+// packs int8 weights and declines beyond int16, and the kernel given the packed weight
+// computes `want` again. `run_with(prepacked, out)` runs the kernel.
+template <class RunWith>
+void check_prepacked(const Kernel& k, const NDArray& w, const void* params, bool applies,
+                     const NDArray& want, RunWith&& run_with) {
+  const Prepacked p = prepack(k, w, params);
+  const auto range = value_range(w);
+  INFO("prepacked by " << k.name << ": " << p.bytes << " bytes, w in [" << range.first << ", "
+                       << range.second << "]");
+  if (k.prepack == nullptr) return;
+  if (!applies || range.first < -32768 || range.second > 32767) REQUIRE(p.bytes == 0);
+  if (applies && range.first >= -128 && range.second <= 127) REQUIRE(p.bytes > 0);
+  if (p.bytes == 0) return;
+  NDArray got = NDArray::empty(want.shape(), DataType::Int(32));
+  std::memset(got.mutable_data(), 0x5A, static_cast<size_t>(got.numel() * 4));
+  run_with(p.data.get(), got);
+  REQUIRE(test::bit_equal(got, want));
+}
 
 // Every SIMD conv2d or dense kernel this CPU can run, and the AMX one with emulated tiles.
 std::vector<Kernel> gemm_kernels(const char* op) {
@@ -95,15 +152,18 @@ std::vector<Kernel> gemm_kernels(const char* op) {
     const kernel::KernelEntry& e = simd.entries[i];
     if (std::strcmp(op, e.op) != 0) continue;
     if ((have & e.required_features) == e.required_features) {
-      found.push_back({e.variant, e.fn});
+      found.push_back({e.variant, e.fn, e.prepack});
     } else {
       WARN("skipping " << e.op << "/" << e.variant << ": CPU lacks it");
     }
   }
   if ((have & vnni) == vnni) {
-    found.push_back({"amx_emulated", std::strcmp(op, "conv2d") == 0
-                                         ? kernel::simd::conv2d_i8i32__amx_emulated
-                                         : kernel::simd::dense_i8i32__amx_emulated});
+    const bool conv = std::strcmp(op, "conv2d") == 0;
+    found.push_back({"amx_emulated",
+                     conv ? kernel::simd::conv2d_i8i32__amx_emulated
+                          : kernel::simd::dense_i8i32__amx_emulated,
+                     conv ? kernel::simd::conv2d_i8i32__amx_emulated_prepack
+                          : kernel::simd::dense_i8i32__amx_emulated_prepack});
   }
 #else
   (void)op;
@@ -125,9 +185,10 @@ NDArray random_in(const Shape& shape, int32_t lo, int32_t hi, uint64_t seed) {
   return a;
 }
 
-// Runs `fn` on the views of (inputs -> out) with `params` (whose scratch the caller set) and
-// the thread pool's ParallelFor at the current thread count.
-void run(KernelFn fn, const std::vector<NDArray>& inputs, NDArray& out, const void* params) {
+// Runs `fn` on the views of (inputs -> out) with `params` (whose scratch the caller set), the
+// thread pool's ParallelFor at the current thread count and `prepacked` weights.
+void run(KernelFn fn, const std::vector<NDArray>& inputs, NDArray& out, const void* params,
+         const void* prepacked = nullptr) {
   std::vector<kernel::TensorView> views = ops::plain_views({out}, inputs);
   kernel::KernelCall call{};
   call.outputs = views.data();
@@ -137,6 +198,7 @@ void run(KernelFn fn, const std::vector<NDArray>& inputs, NDArray& out, const vo
   call.params = params;
   const kernel::ParallelFor par = threads::kernel_parallel_for();
   call.parallel = par.num_threads > 1 ? &par : nullptr;
+  call.prepacked = prepacked;
   fn(call);
 }
 
@@ -176,6 +238,8 @@ void check_conv(const ConvCase& cc, const NDArray& x, const NDArray& w, const ND
     INFO(k.name << " " << cc.str() << " threads " << num_threads() << " scratch "
                 << scratch.requested());
     REQUIRE(test::bit_equal(got, want));
+    check_prepacked(k, w, &prm, cc.oc / cc.groups >= 4, want,
+                    [&](const void* packed, NDArray& out) { run(k.fn, in, out, &prm, packed); });
   }
 }
 
@@ -366,6 +430,9 @@ void check_dense(const NDArray& x, const NDArray& w, const NDArray* b, bool lend
     INFO(k.name << " x" << x.shape() << " w" << w.shape() << (b ? " bias" : "") << " threads "
                 << num_threads());
     REQUIRE(test::bit_equal(got, want));
+    check_prepacked(k, w, &prm, true, want, [&](const void* packed, NDArray& out) {
+      run(k.fn, in, out, null_params ? nullptr : &prm, packed);
+    });
   }
 }
 
@@ -446,4 +513,73 @@ TEST_CASE("dense through run_op: simd equals scalar", "[gemm][dense][ops]") {
   NDArray got = run_op("dense", in, attrs)[0];
   set_backend(before);
   REQUIRE(test::bit_equal(got, want));
+}
+
+// ---- prepacked weights --------------------------------------------------------------------------
+
+TEST_CASE("GEMM kernels compute from the prepacked weight, and ignore foreign ones",
+          "[gemm][prepack]") {
+  RestoreThreads restore;
+  for (int t : kThreadCounts) {
+    set_num_threads(t);
+    threads::set_min_task_work(1);
+    // conv2d: w1 packed, w2 passed: the result is that of w1 (the kernel skipped packing w2).
+    kernel::Conv2dParams prm{1, 1, 1, 1, 1, 1, 1, nullptr};
+    const NDArray x = random_in({1, 24, 9, 9}, -128, 127, 71);
+    const NDArray w1 = random_in({20, 24, 3, 3}, -128, 127, 72);
+    const NDArray w2 = random_in({20, 24, 3, 3}, -128, 127, 73);
+    const NDArray b = random_in({20}, -1000, 1000, 74);
+    const Shape ys{1, 20, 9, 9};
+    NDArray want1 = NDArray::zeros(ys, DataType::Int(32)), want2 = want1.copy();
+    run(scalar_fn("conv2d"), {x, w1, b}, want1, &prm);
+    run(scalar_fn("conv2d"), {x, w2, b}, want2, &prm);
+    REQUIRE_FALSE(test::bit_equal(want1, want2));
+    const std::vector<Kernel> convs = gemm_kernels("conv2d");
+    for (const Kernel& k : convs) {
+      const Prepacked p1 = prepack(k, w1, &prm);
+      INFO(k.name << " (conv2d) threads " << t);
+      if (p1.bytes == 0) continue;
+      TestScratch scratch;
+      prm.scratch = scratch.get();
+      NDArray got = NDArray::empty(ys, DataType::Int(32));
+      run(k.fn, {x, w2, b}, got, &prm, p1.data.get());
+      REQUIRE(test::bit_equal(got, want1));
+      // Every other kernel's pack of w1, and a pack of another shape: not this layout, ignored.
+      for (const Kernel& other : convs) {
+        const Prepacked po = prepack(other, w1, &prm);
+        if (po.bytes == 0 || po.bytes == p1.bytes) continue;
+        run(k.fn, {x, w2, b}, got, &prm, po.data.get());
+        INFO("given " << other.name << "'s pack");
+        REQUIRE(test::bit_equal(got, want2));
+      }
+      const Prepacked small = prepack(k, random_in({20, 24, 1, 1}, -128, 127, 75), &prm);
+      REQUIRE(small.bytes > 0);
+      run(k.fn, {x, w2, b}, got, &prm, small.data.get());
+      REQUIRE(test::bit_equal(got, want2));
+      prm.scratch = nullptr;
+    }
+    // dense, one row and several.
+    for (int64_t m : {1, 5}) {
+      const NDArray dx = random_in({m, 300}, -128, 127, 81);
+      const NDArray d1 = random_in({70, 300}, -128, 127, 82);
+      const NDArray d2 = random_in({70, 300}, -128, 127, 83);
+      NDArray dwant1 = NDArray::zeros({m, 70}, DataType::Int(32)), dwant2 = dwant1.copy();
+      run(scalar_fn("dense"), {dx, d1}, dwant1, nullptr);
+      run(scalar_fn("dense"), {dx, d2}, dwant2, nullptr);
+      for (const Kernel& k : gemm_kernels("dense")) {
+        TestScratch scratch;
+        const kernel::DenseParams dprm{scratch.get()};
+        const Prepacked p1 = prepack(k, d1, &dprm);
+        INFO(k.name << " (dense) rows " << m << " threads " << t);
+        if (k.prepack != nullptr) REQUIRE(p1.bytes > 0);
+        if (p1.bytes == 0) continue;
+        NDArray got = NDArray::empty({m, 70}, DataType::Int(32));
+        run(k.fn, {dx, d2}, got, &dprm, p1.data.get());
+        REQUIRE(test::bit_equal(got, dwant1));
+        const Prepacked other = prepack(k, random_in({71, 300}, -128, 127, 84), &dprm);
+        run(k.fn, {dx, d2}, got, &dprm, other.data.get());
+        REQUIRE(test::bit_equal(got, dwant2));
+      }
+    }
+  }
 }

@@ -135,6 +135,12 @@ class CVM_EXPORT Model {
   // The same without any reuse: the sum of every entry's int32 size.
   uint64_t unplanned_bytes() const;
   uint64_t params_bytes() const;      // int32 params held by the model
+  // Constant conv2d/dense weights packed so far for the kernels that ran them (not in
+  // planned_bytes): a node's weight is packed the first time a kernel with a prepack function
+  // runs it, by any session, and kept by the model for every later run of that kernel. The
+  // environment variable CVMRT_PREPACK=0 (read once per process) turns prepacking off, for
+  // comparison: results are identical either way.
+  uint64_t prepacked_bytes() const;
   uint64_t activation_bytes() const;  // one session's arena (the input data and op outputs)
   // The pool the CVM JSON's storage_id attribute describes (what CVM reports as its storage
   // size: per storage id, the largest entry, rounded up to 4 bytes). 0 when the model came

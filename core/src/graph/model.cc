@@ -261,6 +261,7 @@ ModelCost Model::cost() const { return impl_->cost; }
 uint64_t Model::planned_bytes() const { return impl_->params_bytes + impl_->plan.arena_bytes; }
 uint64_t Model::unplanned_bytes() const { return impl_->unplanned_bytes; }
 uint64_t Model::params_bytes() const { return impl_->params_bytes; }
+uint64_t Model::prepacked_bytes() const { return impl_->prepacked->bytes(); }
 uint64_t Model::activation_bytes() const { return impl_->plan.arena_bytes; }
 uint64_t Model::storage_id_bytes() const { return impl_->storage_id_bytes; }
 size_t Model::input_type_size() const { return impl_->input_type_size; }

@@ -2,7 +2,9 @@
 // descriptions; built once by the loaders (make_model), read-only afterwards.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -10,8 +12,33 @@
 #include "cvm/params.h"
 #include "graph.h"
 #include "planner.h"
+#include "prepack.h"
 
 namespace cvm {
+
+namespace graph {
+
+// Constant conv2d/dense weights packed for the kernels that ran their nodes (first use of a
+// kernel on a node, by any session), shared by the model's sessions and kept while it lives.
+class PrepackCache {
+ public:
+  // The weight of node `nid` (op_takes_prepacked, its weight a param) packed for kernel `fn`,
+  // packed now when it is not yet; data null when that kernel takes none. Thread-safe.
+  std::shared_ptr<const ops::PrepackedWeight> get(const Node& node, uint32_t nid,
+                                                  const std::vector<NDArray>& inputs,
+                                                  kernel::KernelFn fn);
+  uint64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::vector<std::shared_ptr<const ops::PrepackedWeight>>> by_node_;
+  std::atomic<uint64_t> bytes_{0};
+};
+
+// Whether prepacking is on: CVMRT_PREPACK unset or not "0" (read once per process).
+bool prepack_enabled();
+
+}  // namespace graph
 
 struct Model::Impl {
   graph::Graph graph;
@@ -29,6 +56,8 @@ struct Model::Impl {
   std::vector<NodeInfo> nodes;
   ModelMetadata metadata;
   size_t input_type_size = 4, output_type_size = 4, input_length = 0, output_length = 0;
+  // Mutable behind the const model: packs only ever added, under its own lock.
+  std::unique_ptr<graph::PrepackCache> prepacked = std::make_unique<graph::PrepackCache>();
 };
 
 namespace graph {

@@ -1,6 +1,7 @@
 // Session: one run's activation arena, the run loop, profiling and the section 7 byte layout.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "cvm/check.h"
@@ -20,6 +21,9 @@ struct Session::State {
     uint32_t nid;
     std::vector<NDArray> inputs, outputs;
     uint64_t output_bytes;
+    bool prepack = false;  // a conv2d/dense node whose weight is a param
+    // The model's pack for the kernel that ran this step last (null: none yet).
+    std::shared_ptr<const ops::PrepackedWeight> packed;
   };
   std::vector<Step> steps;
   bool input_set = false;
@@ -30,7 +34,52 @@ struct Session::State {
   uint32_t data_entry() const { return m->graph.nodes[m->graph.data_node].first_entry; }
   const int32_t* head_data(size_t i) const { return entries[m->graph.heads[i]].data_as<int32_t>(); }
   void write_input(const void* src, bool int8, int64_t count);
+  void compute(Step& step);
 };
+
+namespace graph {
+
+bool prepack_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("CVMRT_PREPACK");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return enabled;
+}
+
+std::shared_ptr<const ops::PrepackedWeight> PrepackCache::get(const Node& node, uint32_t nid,
+                                                              const std::vector<NDArray>& inputs,
+                                                              kernel::KernelFn fn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (by_node_.size() <= nid) by_node_.resize(nid + 1);
+  for (const auto& p : by_node_[nid]) {
+    if (p->fn == fn) return p;
+  }
+  auto p = std::make_shared<const ops::PrepackedWeight>(
+      ops::prepack_weight(*node.op, *node.parsed, inputs, fn));
+  bytes_.fetch_add(p->bytes, std::memory_order_relaxed);
+  by_node_[nid].push_back(p);
+  return p;
+}
+
+}  // namespace graph
+
+// Runs a step's node; a conv2d/dense node with a constant weight with the weight packed for
+// the kernel that runs it now (tagged with that kernel, so a backend or ISA switch between
+// runs takes the pack of the new kernel, packing it first if need be).
+void Session::State::compute(Step& step) {
+  const graph::Node& n = m->graph.nodes[step.nid];
+  if (!step.prepack) {
+    n.op->compute(*n.parsed, step.inputs, step.outputs);
+    return;
+  }
+  const kernel::KernelFn fn = ops::current_kernel(*n.op, step.inputs);
+  if (step.packed == nullptr || step.packed->fn != fn) {
+    step.packed = m->prepacked->get(n, step.nid, step.inputs, fn);
+  }
+  ops::ScopedPrepacked use(fn, step.packed->data.get());
+  n.op->compute(*n.parsed, step.inputs, step.outputs);
+}
 
 namespace {
 
@@ -81,8 +130,11 @@ Session::Session(std::shared_ptr<const Model> model) : s_(std::make_unique<State
   for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
     const graph::Node& n = g.nodes[nid];
     if (n.is_variable()) continue;
-    State::Step step{nid, {}, {}, 0};
+    State::Step step{nid, {}, {}, 0, false, nullptr};
     for (uint32_t eid : n.inputs) step.inputs.push_back(s_->entries[eid]);
+    step.prepack = graph::prepack_enabled() && ops::op_takes_prepacked(*n.op) &&
+                   n.inputs.size() >= 2 && m.plan.offset[n.inputs[1]] < 0 &&
+                   m.param_data[n.inputs[1]] != nullptr;
     for (uint32_t k = 0; k < n.num_outputs; ++k) {
       step.outputs.push_back(s_->entries[n.first_entry + k]);
       step.output_bytes += step.outputs.back().nbytes();
@@ -118,14 +170,14 @@ void Session::run() {
   const Graph& g = s_->m->graph;
   s_->ran = false;
   if (s_->profiling) s_->profile.clear();
-  for (const State::Step& step : s_->steps) {
+  for (State::Step& step : s_->steps) {
     const graph::Node& n = g.nodes[step.nid];
     if (!s_->profiling) {
-      n.op->compute(*n.parsed, step.inputs, step.outputs);
+      s_->compute(step);
       continue;
     }
     const auto start = std::chrono::steady_clock::now();
-    n.op->compute(*n.parsed, step.inputs, step.outputs);
+    s_->compute(step);
     const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
     s_->profile.push_back(OpProfile{n.name, n.op_name, took.count(), step.output_bytes});
   }

@@ -1,0 +1,138 @@
+// Weight prepacking in the graph runtime: models give the same outputs whether their conv2d and
+// dense weights run prepacked (simd backend) or not (scalar), across backend switches between
+// runs, thread counts and concurrent sessions; packs are made once per kernel and kept.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cvm/registry.h"
+#include "cvm/threads.h"
+#include "graph_test_util.h"
+
+using cvm::Model;
+using cvm::NDArray;
+using cvm::Session;
+namespace t = cvm::test;
+
+namespace {
+
+struct Loaded {
+  std::string name;
+  std::shared_ptr<const Model> model;
+  NDArray input;
+  bool packs;  // has a conv2d/dense node the x86 kernels prepack (nn: < 4 channels per conv)
+};
+
+// The hand-built models with conv2d or dense, and the example LeNet.
+std::vector<Loaded> models() {
+  std::vector<Loaded> out;
+  for (const std::string name :
+       {"dense_nobias", "dense_bias", "dense_v110", "nn", "mlp", "chain"}) {
+    const t::ModelCase c = t::load_case(name);
+    out.push_back({name, c.load(), c.input(), name != "nn" && name != "chain"});
+  }
+  const std::string dir = std::string(CVM_TEST_DATA_DIR) + "/../examples/models/";
+  const std::string graph = t::read_text(dir + "lenet.json");
+  const std::string params = t::read_text(dir + "lenet.params");
+  auto lenet = Model::from_cvm(graph, params.data(), params.size());
+  const std::string in = t::read_text(dir + "lenet_input.bin");
+  REQUIRE(in.size() == lenet->input_length());
+  REQUIRE(lenet->input_type_size() == 1);
+  NDArray x = NDArray::from_bytes(in.data(), in.size(), lenet->inputs()[0].shape,
+                                  cvm::DataType::Int(8));
+  out.push_back({"lenet", lenet, x, true});
+  return out;
+}
+
+std::vector<std::vector<int64_t>> run_in(Session& s, const NDArray& input) {
+  s.set_input("data", input);
+  s.run();
+  std::vector<std::vector<int64_t>> out;
+  for (size_t i = 0; i < s.num_outputs(); ++i) out.push_back(t::flat_values(s.output(i)));
+  return out;
+}
+
+// Whether the kernels that run dense and conv2d now (under CVMRT_ISA too) are x86 GEMM ones,
+// which prepack.
+bool gemm_kernels_run() {
+  const cvm::DataType i32 = cvm::DataType::Int(32);
+  return cvm::resolve_kernel("dense", i32).rfind("simd/", 0) == 0 &&
+         cvm::resolve_kernel("conv2d", i32).rfind("simd/", 0) == 0;
+}
+
+struct RestoreBackend {
+  std::string before = cvm::current_backend();
+  ~RestoreBackend() {
+    cvm::set_backend(before);
+    cvm::set_num_threads(0);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("prepacked weights: same outputs as the scalar reference, across backend switches",
+          "[graph][prepack]") {
+  RestoreBackend restore;
+  for (const Loaded& l : models()) {
+    INFO("model " << l.name);
+    const auto cost = l.model->cost();
+    cvm::set_backend("scalar");
+    Session s(l.model);
+    const auto want = run_in(s, l.input);
+    CHECK(l.model->prepacked_bytes() == 0);  // scalar kernels take no packs
+    cvm::set_backend("auto");
+    for (int threads : {1, 3}) {
+      cvm::set_num_threads(threads);
+      CHECK(run_in(s, l.input) == want);
+    }
+    const uint64_t packed = l.model->prepacked_bytes();
+    const char* env = std::getenv("CVMRT_PREPACK");
+    const bool on = gemm_kernels_run() && (env == nullptr || std::string(env) != "0");
+    CHECK((packed > 0) == (on && l.packs));
+    // Back to scalar in the same session, then simd again: the packs are reused, not remade.
+    cvm::set_backend("scalar");
+    CHECK(run_in(s, l.input) == want);
+    cvm::set_backend("auto");
+    Session other(l.model);
+    CHECK(run_in(other, l.input) == want);
+    CHECK(run_in(s, l.input) == want);
+    CHECK(l.model->prepacked_bytes() == packed);
+    {
+      cvm::ScopedThreadBackend scoped("scalar");
+      CHECK(run_in(s, l.input) == want);
+    }
+    const auto after = l.model->cost();
+    CHECK(after.ops == cost.ops);
+    CHECK(after.total == cost.total);
+  }
+}
+
+TEST_CASE("prepacked weights: concurrent first runs of one model pack once",
+          "[graph][prepack][threads]") {
+  RestoreBackend restore;
+  for (const Loaded& l : models()) {
+    INFO("model " << l.name);
+    cvm::set_backend("scalar");
+    Session ref(l.model);
+    const auto want = run_in(ref, l.input);
+    cvm::set_backend("auto");
+    std::vector<std::vector<std::vector<int64_t>>> got(4);
+    std::vector<std::thread> workers;
+    for (size_t i = 0; i < got.size(); ++i) {
+      workers.emplace_back([&, i] {
+        Session s(l.model);
+        got[i] = run_in(s, l.input);
+      });
+    }
+    for (std::thread& w : workers) w.join();
+    for (const auto& g : got) CHECK(g == want);
+    // One more session adds nothing: every pack was made once, by one of the threads.
+    const uint64_t packed = l.model->prepacked_bytes();
+    Session again(l.model);
+    CHECK(run_in(again, l.input) == want);
+    CHECK(l.model->prepacked_bytes() == packed);
+  }
+}
