@@ -14,6 +14,8 @@ import json
 import os
 import sys
 
+from markdown_table import print_table
+
 
 def model_name(r):
     return os.path.basename(r["model"]).rsplit(".", 1)[0]
@@ -41,16 +43,9 @@ def main():
             "%.2f" % p50, "%.2f" % r["latency_ms"]["min"],
             "%.1f" % (2 * macs / p50 / 1e6) if macs else "-",
             "%.1fx" % (base / p50) if base else "-"])
-    widths = [max(len(x) for x in col) for col in zip(head, *table)]
     print("whole models: int8 (1, 3, 224, 224), random weights; cost Gops = the CVM cost's ops")
+    print_table(head, table, left=(0, 3, 4))
 
-    def line(cells):
-        return "| " + " | ".join(c.ljust(w) if i in (0, 3, 4) else c.rjust(w)
-                                 for i, (c, w) in enumerate(zip(cells, widths))) + " |"
-    print(line(head))
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for t in table:
-        print(line(t))
 
 if __name__ == "__main__":
     main()

@@ -12,7 +12,11 @@ MatMulInteger (uint8 x int8 -> int32) for dense; ConvInteger (int8 x int8 -> int
 exact semantics) is shown as well.
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from markdown_table import print_table  # noqa: E402
 
 
 def load(path):
@@ -63,18 +67,10 @@ def main():
             fmt(o1), fmt(o2), fmt(ci),
             fmt(best1 / o1 if best1 and o1 else None, "%.2f"),
             fmt(best2 / o2 if best2 and o2 else None, "%.2f")])
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *table)]
     print("int8 VNNI peak in this run: %.0f GOPS (1 thread), %.0f GOPS (2 threads)"
           % (peak["vnni_gops_1t"], peak["vnni_gops_2t"]))
     print("times in ms (median); cvm/ORT < 1: cvmrt faster\n")
-    def line(cells):
-        padded = [str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                  for i, (c, w) in enumerate(zip(cells, widths))]
-        return "| " + " | ".join(padded) + " |"
-    print(line(head))
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for t in table:
-        print(line(t))
+    print_table(head, table)
 
 
 if __name__ == "__main__":
