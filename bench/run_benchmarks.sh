@@ -5,8 +5,11 @@
 # MobileNet-v1 shaped int8 CVM models (examples/gen_models.py --bench) timed by `cvmrt bench`
 # on the scalar and simd backends, 1 and 2 threads (bench/models_report.py prints that table).
 #
-#   bench/run_benchmarks.sh [--quick] [--no-ort] [--no-models] [--filter SUBSTRING]
+#   bench/run_benchmarks.sh [--quick] [--no-ort] [--no-models] [--no-prepack] [--filter SUBSTRING]
 #
+# The kernels get their weights prepacked outside the timing (conv_bench --prepacked), as the
+# graph runtime does for constant weights and ONNX Runtime does at session creation; with
+# --no-prepack every call packs its weight (what run_op on a fresh weight costs).
 # --filter applies to the per-operator table only. --quick: fewer runs, and for the whole
 # models a single scalar run and no AVX2-capped rows.
 # Environment: BUILD_DIR (default build-bench), CVMRT_BENCH_OUT (default $BUILD_DIR/bench-out).
@@ -22,14 +25,17 @@ OUT="${CVMRT_BENCH_OUT:-$BUILD_DIR/bench-out}"
 QUICK=""
 ORT=1
 MODELS=1
+PREPACK="--prepacked"
 FILTER=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) QUICK="--quick" ;;
     --no-ort) ORT=0 ;;
     --no-models) MODELS=0 ;;
+    --no-prepack) PREPACK="" ;;
     --filter) FILTER=(--filter "$2"); shift ;;
-    *) echo "usage: $0 [--quick] [--no-ort] [--no-models] [--filter SUBSTRING]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--no-ort] [--no-models] [--no-prepack] [--filter SUBSTRING]" >&2
+       exit 2 ;;
   esac
   shift
 done
@@ -74,7 +80,7 @@ if [[ $ORT -eq 1 ]]; then
   fi
 fi
 echo "== cvmrt"
-"$BENCH" --json $QUICK "${FILTER[@]}" >"$OUT/cvm.jsonl"
+"$BENCH" --json $QUICK $PREPACK "${FILTER[@]}" >"$OUT/cvm.jsonl"
 
 # One `cvmrt bench --format json` line, labelled, into models.jsonl.
 # usage: bench_model LABEL THREADS RUNS WARMUP MODEL [ENV=VALUE...]
