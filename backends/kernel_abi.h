@@ -161,6 +161,9 @@ struct BackendTable {
   // CVMRT_ISA caps them to ("" when none; null: no cap applies): for the system report only.
   uint32_t (*detected_cpu_features)() = nullptr;
   const char* (*isa_cap)() = nullptr;
+  // The name of CVMRT_ISA level `level` (0 = lowest), or null past the last one; for the system
+  // report and its warnings (null: the backend has no levels).
+  const char* (*isa_level_name)(int level) = nullptr;
 };
 
 // The tables, one per compiled backend (defined in backends/<name>/<name>_table.cc).

@@ -72,6 +72,11 @@ const char* isa_cap() {
   return cap ? cap->name : "";
 }
 
+const char* isa_level_name(int level) {
+  constexpr int kCount = sizeof(kLevels) / sizeof(kLevels[0]);
+  return level >= 0 && level < kCount ? kLevels[level].name : nullptr;
+}
+
 }  // namespace simd
 }  // namespace kernel
 }  // namespace cvm

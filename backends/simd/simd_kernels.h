@@ -15,6 +15,7 @@ namespace simd {
 uint32_t cpu_features();           // CpuFeature bits of this machine, capped by CVMRT_ISA
 uint32_t detected_cpu_features();  // the same before the cap
 const char* isa_cap();             // the CVMRT_ISA level in force ("" when uncapped)
+const char* isa_level_name(int level);  // CVMRT_ISA level `level` (0 = lowest), else null
 
 template <ElemType T>
 void add_avx2(const KernelCall& call);

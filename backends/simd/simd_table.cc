@@ -64,7 +64,8 @@ extern const BackendTable kSimdBackend = {"simd",
                                           simd::cpu_features,
                                           1 /* kDLCPU */,
                                           simd::detected_cpu_features,
-                                          simd::isa_cap};
+                                          simd::isa_cap,
+                                          simd::isa_level_name};
 
 }  // namespace kernel
 }  // namespace cvm

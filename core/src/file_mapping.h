@@ -1,4 +1,4 @@
-// Read-only file access for the params loaders: a positioned reader and an RAII mmap.
+// Read-only file access for the params and model loaders: a positioned reader and an RAII mmap.
 #pragma once
 
 #include <cstddef>
@@ -10,15 +10,17 @@ namespace cvm {
 
 // An open, read-only regular file. Not copyable; closes on destruction.
 // Errors: LogicError when the file cannot be opened for a reason that is the caller's
-// (missing, not permitted, a directory), RuntimeError for anything else the OS reports.
+// (missing, not permitted, a directory), RuntimeError for anything else the OS reports. Their
+// messages name the file as `kind` says what it is: "cannot open params file 'x.params': ...".
 class ReadOnlyFile {
  public:
-  explicit ReadOnlyFile(const std::string& path);
+  ReadOnlyFile(const std::string& path, const std::string& kind);
   ~ReadOnlyFile();
   ReadOnlyFile(const ReadOnlyFile&) = delete;
   ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
 
   const std::string& path() const { return path_; }
+  const std::string& kind() const { return kind_; }  // "params file", "model file"
   uint64_t size() const { return size_; }
   int fd() const { return fd_; }
   // Reads exactly `n` bytes at byte `offset` into `dst`. LogicError when the file ends first
@@ -27,6 +29,7 @@ class ReadOnlyFile {
 
  private:
   std::string path_;
+  std::string kind_;
   int fd_ = -1;
   uint64_t size_ = 0;
 };
@@ -36,7 +39,8 @@ class ReadOnlyFile {
 // mapped (the OS would fault on access; nothing portable can prevent that).
 class FileMapping {
  public:
-  static std::shared_ptr<const FileMapping> open(const std::string& path);
+  // Opens and maps `path`; `kind` as for ReadOnlyFile.
+  static std::shared_ptr<const FileMapping> open(const std::string& path, const std::string& kind);
   // Maps an already open file (which may be closed afterwards).
   static std::shared_ptr<const FileMapping> map(const ReadOnlyFile& file);
   ~FileMapping();

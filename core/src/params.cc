@@ -415,7 +415,7 @@ ParamDict ParamDict::load_borrowed(const void* data, size_t size,
 }
 
 ParamDict ParamDict::load_file(const std::string& path, const LoadOptions& options) {
-  std::shared_ptr<const FileMapping> mapping = FileMapping::open(path);
+  std::shared_ptr<const FileMapping> mapping = FileMapping::open(path, "params file");
   Source src;
   src.data = mapping->data();
   src.size = mapping->size();
@@ -429,7 +429,7 @@ ParamDict ParamDict::load_file(const std::string& path, const LoadOptions& optio
 }
 
 ParamDict ParamDict::load_file_copy(const std::string& path, const LoadOptions& options) {
-  ReadOnlyFile file(path);
+  ReadOnlyFile file(path, "params file");
   Loaded loaded = with_path(path, [&]() -> Loaded {
     uint8_t head[8] = {};
     size_t n = file.size() < 8 ? static_cast<size_t>(file.size()) : 8;

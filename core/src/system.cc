@@ -28,9 +28,6 @@
 namespace cvm {
 namespace {
 
-// The CVMRT_ISA levels, lowest first (backends/simd/cpu_features.cc defines what each allows).
-constexpr const char* kIsaLevels = "scalar, avx2, avx512, amx";
-
 // The ops that dominate model time, and the dtype the report resolves each for.
 constexpr const char* kMainOps[] = {"conv2d", "dense", "matmul", "add", "max_pool2d", "reduce_sum"};
 
@@ -42,14 +39,30 @@ std::vector<std::string> feature_names(uint32_t bits) {
   return names;
 }
 
-// The widest ISA level the features allow (the kernels' requirements in backends/simd).
-std::string isa_level_of(uint32_t f) {
-  constexpr uint32_t kAvx512 = kernel::kCpuAvx512f | kernel::kCpuAvx512bw;
-  constexpr uint32_t kAmx = kAvx512 | kernel::kCpuAmxTile | kernel::kCpuAmxInt8;
-  if ((f & kAmx) == kAmx) return "amx";
-  if ((f & kAvx512) == kAvx512) return "avx512";
-  if (f & kernel::kCpuAvx2) return "avx2";
-  return "scalar";
+// The features each CVMRT_ISA level needs, lowest first: scalar, avx2, avx512, amx (the kernels'
+// requirements in backends/simd; the backend's isa_level_name names the levels).
+constexpr uint32_t kAmxBits = kernel::kCpuAmxTile | kernel::kCpuAmxInt8;
+constexpr uint32_t kAvx512Bits = kernel::kCpuAvx512f | kernel::kCpuAvx512bw;
+constexpr uint32_t kLevelNeeds[] = {0, kernel::kCpuAvx2, kAvx512Bits, kAvx512Bits | kAmxBits};
+constexpr int kAmxLevel = 3;
+
+std::string level_name(const kernel::BackendTable& b, int level) {
+  const char* name = b.isa_level_name(level);
+  return name ? name : "";
+}
+
+// The widest ISA level the features allow.
+std::string isa_level_of(const kernel::BackendTable& b, uint32_t f) {
+  int level = static_cast<int>(sizeof(kLevelNeeds) / sizeof(kLevelNeeds[0])) - 1;
+  while (level > 0 && (f & kLevelNeeds[level]) != kLevelNeeds[level]) --level;
+  return level_name(b, level);
+}
+
+// "scalar, avx2, avx512, amx".
+std::string level_list(const kernel::BackendTable& b) {
+  std::string s;
+  for (int i = 0; b.isa_level_name(i) != nullptr; ++i) s += (i ? ", " : "") + level_name(b, i);
+  return s;
 }
 
 std::string env(const char* name) {
@@ -90,7 +103,9 @@ std::string cpu_model() {
 // The backend with ISA levels (the x86 SIMD one), or null.
 const kernel::BackendTable* level_backend() {
   for (const kernel::BackendTable* b : backend_tables()) {
-    if (b->isa_cap != nullptr && b->cpu_features != nullptr) return b;
+    if (b->isa_cap != nullptr && b->isa_level_name != nullptr && b->cpu_features != nullptr) {
+      return b;
+    }
   }
   return nullptr;
 }
@@ -177,7 +192,7 @@ std::vector<std::string> environment_warnings() {
     if (b == nullptr) {
       out.push_back("CVMRT_ISA=\"" + isa + "\" has no effect: no x86 SIMD backend in this build");
     } else if (*b->isa_cap() == '\0') {
-      out.push_back("CVMRT_ISA=\"" + isa + "\" is not an ISA level (" + kIsaLevels +
+      out.push_back("CVMRT_ISA=\"" + isa + "\" is not an ISA level (" + level_list(*b) +
                     "): ignored, the ISA is not capped");
     }
   }
@@ -200,14 +215,13 @@ SystemInfo system_info() {
   if (const kernel::BackendTable* b = level_backend()) {
     info.isa_cap = b->isa_cap();
     const uint32_t have = b->detected_cpu_features ? b->detected_cpu_features() : b->cpu_features();
-    info.cpu_level = isa_level_of(have);
-    info.isa_level = isa_level_of(b->cpu_features());
-    constexpr uint32_t kAmx = kernel::kCpuAmxTile | kernel::kCpuAmxInt8;
-    if ((have & kAmx) == kAmx) {
-      if (!info.isa_cap.empty() && info.isa_cap != "amx") {
+    info.cpu_level = isa_level_of(*b, have);
+    info.isa_level = isa_level_of(*b, b->cpu_features());
+    if ((have & kAmxBits) == kAmxBits) {
+      if (!info.isa_cap.empty() && info.isa_cap != level_name(*b, kAmxLevel)) {
         info.amx = "not requested";
       } else {
-        info.amx = (b->cpu_features() & kAmx) == kAmx ? "granted" : "denied";
+        info.amx = (b->cpu_features() & kAmxBits) == kAmxBits ? "granted" : "denied";
       }
     }
   }
@@ -215,19 +229,17 @@ SystemInfo system_info() {
 
   info.hardware_threads = std::max(1u, std::thread::hardware_concurrency());
   info.threads_env = env("CVMRT_THREADS");
-  const int env_threads = threads::parse_thread_count(info.threads_env.c_str());
   try {
     info.num_threads = num_threads();
-    const int by_default = env_threads > 0 ? env_threads
-                                           : std::min(info.hardware_threads, threads::kMaxThreads);
-    info.threads_source = info.num_threads != by_default ? "set_num_threads"
-                          : env_threads > 0              ? "CVMRT_THREADS"
-                                                         : "default";
   } catch (const LogicError& e) {
     info.num_threads = 0;
     info.threads_error = e.what();
-    info.threads_source = "CVMRT_THREADS";
     info.warnings.push_back(e.what());
+  }
+  switch (threads::count_source()) {
+    case threads::CountSource::kApi: info.threads_source = "set_num_threads"; break;
+    case threads::CountSource::kEnv: info.threads_source = "CVMRT_THREADS"; break;
+    case threads::CountSource::kDefault: info.threads_source = "default"; break;
   }
 
   info.compiled_backends = compiled_backends();

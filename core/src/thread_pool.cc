@@ -77,6 +77,11 @@ class Pool {
     return n;
   }
 
+  CountSource source() {
+    if (configured_.load(std::memory_order_acquire) > 0) return CountSource::kApi;
+    return env_threads().value != 0 ? CountSource::kEnv : CountSource::kDefault;
+  }
+
   void set_threads(int n) {
     VERIFY(n >= 0 && n <= kMaxThreads) << "set_num_threads: expected 0 (default) or a count in [1, "
                                        << kMaxThreads << "], found " << n;
@@ -246,6 +251,8 @@ int parse_thread_count(const char* text) {
 }
 
 int num_threads() { return Pool::get().threads(); }
+
+CountSource count_source() { return Pool::get().source(); }
 
 void parallel_for(int64_t n, kernel::ParallelBody body, void* user) {
   Pool& pool = Pool::get();

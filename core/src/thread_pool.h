@@ -20,6 +20,11 @@ namespace threads {
 // concurrency.
 int num_threads();
 
+// Where num_threads() takes its count from now: a count given to set_num_threads(), else
+// CVMRT_THREADS (set and not empty, well-formed or not), else the hardware concurrency.
+enum class CountSource { kApi, kEnv, kDefault };
+CountSource count_source();
+
 // Most threads a pool may have.
 constexpr int kMaxThreads = 1024;
 

@@ -676,6 +676,19 @@ TEST_CASE("system report: features, cap, threads and the kernel per op", "[simd]
   const std::string text = format_system_info(info);
   REQUIRE_THAT(text, Contains("threads: 2"));
   REQUIRE_THAT(text, Contains("  relu int32 -> "));
+  // The thread count's source is recorded, not guessed from the count.
+  REQUIRE(info.threads_source == "set_num_threads");
+  REQUIRE(threads::count_source() == threads::CountSource::kApi);
+  set_num_threads(0);
+  const SystemInfo by_default = system_info();
+  REQUIRE(threads::count_source() != threads::CountSource::kApi);
+  REQUIRE(by_default.threads_source ==
+          (by_default.threads_env.empty() ? "default" : "CVMRT_THREADS"));
+  if (by_default.num_threads > 0) {  // a count equal to the default still came from the API
+    set_num_threads(by_default.num_threads);
+    REQUIRE(system_info().threads_source == "set_num_threads");
+    REQUIRE_THAT(format_system_info(system_info()), Contains("from set_num_threads; hardware"));
+  }
 #ifdef CVMRT_HAVE_BACKEND_SIMD
   const uint32_t have = kernel::kSimdBackend.cpu_features();
   if (have & kernel::kCpuAvx2) {

@@ -37,9 +37,9 @@ struct SystemInfo {
   int num_threads = 1;                         // threads kernels use now; 0 when CVMRT_THREADS
                                                // is malformed (see threads_error)
   std::string threads_error;                   // that error's message, else ""
-  // Where num_threads comes from: "set_num_threads" (when it differs from the default),
-  // "CVMRT_THREADS", or "default" (the hardware concurrency). A caller that knows better (the
-  // CLI's --threads flag) may overwrite it before formatting.
+  // Where num_threads comes from: "set_num_threads" (a count given to it), "CVMRT_THREADS",
+  // or "default" (the hardware concurrency). A caller that knows more (the CLI names its
+  // --threads flag) may overwrite it before formatting.
   std::string threads_source;
   std::vector<std::string> compiled_backends;  // best first
   std::string backend;                         // preferred now (this thread); "" on error

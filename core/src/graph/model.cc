@@ -194,30 +194,9 @@ std::shared_ptr<const Model> Model::from_bytes(const void* data, size_t size,
   return graph::read_model_file(static_cast<const uint8_t*>(data), size, options);
 }
 
-namespace {
-
-// FileMapping names the files it cannot open or map "params file"; this one is a model file.
-template <typename E>
-[[noreturn]] void rethrow_as_model_file(const E& e, const std::string& path) {
-  std::string msg = e.what();
-  const std::string wrong = "params file '" + path + "'";
-  const size_t at = msg.find(wrong);
-  if (at != std::string::npos) msg.replace(at, wrong.size(), "model file '" + path + "'");
-  throw E(msg);
-}
-
-}  // namespace
-
 std::shared_ptr<const Model> Model::load_file(const std::string& path,
                                               const ModelOptions& options) {
-  std::shared_ptr<const FileMapping> map;
-  try {
-    map = FileMapping::open(path);
-  } catch (const LogicError& e) {
-    rethrow_as_model_file(e, path);
-  } catch (const RuntimeError& e) {
-    rethrow_as_model_file(e, path);
-  }
+  const std::shared_ptr<const FileMapping> map = FileMapping::open(path, "model file");
   ModelOptions opts = options;
   if (opts.base_dir.empty()) {
     size_t slash = path.rfind('/');
