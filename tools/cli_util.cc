@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -174,6 +175,11 @@ std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     CVM_LOGIC_ERROR() << "cannot open '" << path << "': " << std::strerror(errno);
+  }
+  // A folder opens as a stream and fails only on the first read (libstdc++): say so first.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    CVM_LOGIC_ERROR() << "cannot open '" << path << "': is a directory, not a file";
   }
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CVM_CHECK(!in.bad()) << "cannot read '" << path << "'";

@@ -305,6 +305,8 @@ elseif(SCENARIO STREQUAL "missing_files")
   file(MAKE_DIRECTORY "${WORK_DIR}/folder.cvmrt")
   cvm(1 inspect folder.cvmrt)
   expect_match("${ERR}" "cannot open model file 'folder.cvmrt': not a regular file" "a folder")
+  cvm(1 run "${LENET_JSON}" --params folder.cvmrt --input "${LENET_INPUT}")
+  expect_match("${ERR}" "cannot open 'folder.cvmrt': is a directory" "a folder as params")
   cvm(1 convert "${LENET_JSON}" no_such.params -o x.cvmrt)
   expect_match("${ERR}" "no_such.params" "convert: missing params")
   # malformed files
