@@ -282,6 +282,12 @@ std::vector<ConvCase> conv_cases() {
       {1, 40, 7, 7, 40, 3, 3, 2, 2, 1, 1, 1, 1, 40, false},   // depthwise stride 2, small
       {1, 24, 14, 14, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},   // narrower tiles (AVX-512)
       {1, 16, 7, 7, 20, 1, 1, 1, 1, 0, 0, 1, 1, 1, true},     // narrower tiles (AVX2)
+      {1, 45, 14, 14, 50, 1, 1, 1, 1, 0, 0, 1, 1, 1, true},   // 1x1: last tile of one vector
+      {1, 37, 10, 10, 13, 1, 1, 1, 1, 0, 0, 1, 1, 1, false},  // 1x1: last tile of three
+      {2, 19, 8, 9, 22, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},     // 1x1 padded: last tile of two
+      {1, 259, 5, 7, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1, true},    // 1x1, long odd K
+      {1, 27, 13, 11, 20, 1, 1, 2, 2, 0, 0, 1, 1, 1, false},  // 1x1 stride 2, odd sizes
+      {1, 21, 15, 13, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, true},   // 3x3 stride 2, odd sizes
   };
 }
 
