@@ -11,33 +11,18 @@
 #include "kernel_views.h"
 #include "params/nn.h"
 #include "registry_internal.h"
+#include "op_test_util.h"
 #include "test_util.h"
 
 using namespace cvm;
 using Catch::Matchers::Contains;
-
-// A cvm::LogicError whose message matches.
-#define CHECK_LOGIC_ERROR(expr, matcher) \
-  do {                                   \
-    CHECK_THROWS_AS(expr, LogicError);   \
-    CHECK_THROWS_WITH(expr, matcher);    \
-  } while (0)
+using test::i32;
+using test::vals;
 
 namespace {
 
 constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
 constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-
-NDArray i32(const Shape& shape, const std::vector<int32_t>& v) {
-  REQUIRE(static_cast<int64_t>(v.size()) == shape.numel());
-  return NDArray::from_bytes(v.data(), v.size() * 4, shape, DataType::Int(32));
-}
-
-std::vector<int32_t> vals(const NDArray& a) {
-  std::vector<int32_t> v;
-  for (int64_t i = 0; i < a.numel(); ++i) v.push_back(static_cast<int32_t>(test::int_at(a, i)));
-  return v;
-}
 
 NDArray run1(const std::string& op, const std::vector<NDArray>& in, const AttrMap& attrs) {
   std::vector<NDArray> out = run_op(op, in, attrs);

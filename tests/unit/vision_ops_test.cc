@@ -9,17 +9,13 @@
 
 #include "cvm/error.h"
 #include "cvm/op.h"
+#include "op_test_util.h"
 #include "test_util.h"
 
 using namespace cvm;
 using Catch::Matchers::Contains;
-
-// A cvm::LogicError whose message matches.
-#define CHECK_LOGIC_ERROR(expr, matcher) \
-  do {                                   \
-    CHECK_THROWS_AS(expr, LogicError);   \
-    CHECK_THROWS_WITH(expr, matcher);    \
-  } while (0)
+using test::i32;
+using test::vals;
 
 namespace {
 
@@ -28,17 +24,6 @@ constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
 
 using Row = std::array<int32_t, 6>;  // [id, score, x1, y1, x2, y2]
 const Row kNone = {-1, -1, -1, -1, -1, -1};
-
-NDArray i32(const Shape& shape, const std::vector<int32_t>& v) {
-  REQUIRE(static_cast<int64_t>(v.size()) == shape.numel());
-  return NDArray::from_bytes(v.data(), v.size() * 4, shape, DataType::Int(32));
-}
-
-std::vector<int32_t> vals(const NDArray& a) {
-  std::vector<int32_t> v;
-  for (int64_t i = 0; i < a.numel(); ++i) v.push_back(static_cast<int32_t>(test::int_at(a, i)));
-  return v;
-}
 
 // Boxes of one batch per entry of `batches` (all the same length), NMS'ed with `counts`.
 std::vector<std::vector<Row>> nms(const std::vector<std::vector<Row>>& batches,
