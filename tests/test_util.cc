@@ -1,6 +1,11 @@
 // Implementation of the shared unit-test helpers.
 #include "test_util.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
 #include "float16.h"
 #include "kernel_abi.h"
 
@@ -94,6 +99,14 @@ uint32_t simd_testable_features() {
 #else
   return 0;
 #endif
+}
+
+std::string tmp_path(const std::string& name) {
+  const char* env = std::getenv("CVMRT_TEST_TMP");
+  const std::string dir = std::string(env != nullptr && *env != '\0' ? env : CVM_TEST_TMP_DIR) +
+                          "/pid" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  return dir + "/" + name;
 }
 
 }  // namespace test

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cvm/ndarray.h"
@@ -30,6 +31,11 @@ double float_at(const NDArray& a, int64_t i);
 // has, whatever CVMRT_ISA caps dispatch to (so the parity tests cover every level in every run),
 // except AMX unless this process was allowed the tile state. 0 without a SIMD backend.
 uint32_t simd_testable_features();
+
+// A path for a scratch file: `name` inside a folder of this process's own (created on first
+// use) under $CVMRT_TEST_TMP, else the build's tests/tmp. ctest runs the whole binary in the
+// dispatch entries next to the single-case entries, so fixed names would race between them.
+std::string tmp_path(const std::string& name);
 
 }  // namespace test
 }  // namespace cvm

@@ -52,11 +52,6 @@ std::vector<int64_t> expected_bytes_values(const ModelCase& c) {
   return c.spec.at("infer_bytes").at("values").get<std::vector<int64_t>>();
 }
 
-std::string tmp_dir() {
-  const char* env = std::getenv("CVMRT_TEST_TMP");
-  return env != nullptr ? env : CVM_TEST_TMP_DIR;
-}
-
 }  // namespace
 
 TEST_CASE("CVMAPI calls reproduce every tests/models case", "[cvmapi]") {
@@ -188,7 +183,7 @@ TEST_CASE("CVMModel and CVMSession calls reproduce every tests/models case", "[c
 TEST_CASE("CVMModelLoadFile and CVMModelLoadBytes read cvmrt model files", "[cvmapi]") {
   const ModelCase c = load_case("mlp");
   const auto model = c.load();
-  const std::string path = tmp_dir() + "/c_api_model_mlp.cvmrt";
+  const std::string path = cvm::test::tmp_path("c_api_model_mlp.cvmrt");
   model->save_file(path);
   CVMModelHandle from_file = nullptr, from_bytes = nullptr;
   REQUIRE(CVMModelLoadFile(path.c_str(), &from_file) == 0);

@@ -18,6 +18,7 @@
 #include "cvm/ndarray.h"
 #include "cvm/params.h"
 #include "cvm/version.h"
+#include "test_util.h"
 
 using Catch::Matchers::Contains;
 using cvm::DataType;
@@ -364,7 +365,7 @@ TEST_CASE("params through the C ABI: handles, names, errors", "[capi][params]") 
 }
 
 TEST_CASE("CVMLoadParamsFile: zero-copy handles that copy on write", "[capi][params]") {
-  std::string path = std::string(CVM_TEST_TMP_DIR) + "/c_api_load_file.params";
+  std::string path = cvm::test::tmp_path("c_api_load_file.params");
   cvm::ParamDict dict;
   NDArray x = NDArray::empty(Shape({16}), DataType::Int(32));
   for (int i = 0; i < 16; ++i) x.mutable_data_as<int32_t>()[i] = i * i;

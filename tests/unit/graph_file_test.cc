@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <random>
 
@@ -19,12 +18,7 @@ namespace sc = cvm::schema;
 
 namespace {
 
-std::string tmp_dir() {
-  const char* env = std::getenv("CVMRT_TEST_TMP");
-  std::string dir = env ? env : CVM_TEST_TMP_DIR;
-  std::filesystem::create_directories(dir + "/graph_file");
-  return dir + "/graph_file/";
-}
+std::string tmp_dir() { return t::tmp_path(""); }
 
 uint64_t le64(const uint8_t* p) {
   uint64_t v = 0;

@@ -1,7 +1,5 @@
 // A params file beyond 2 GiB: saved from a broadcast view without materialising it, then mapped
 // with zero copies; the tensor after the big one sits at a 64-bit offset.
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +12,7 @@
 #include "cvm/ndarray.h"
 #include "cvm/params.h"
 #include "cvm/schema/params_generated.h"
+#include "test_util.h"
 
 using namespace cvm;
 
@@ -48,7 +47,7 @@ TEST_CASE("params: beyond 2 GiB: save a broadcast view, map it back", "[params][
   d.metadata()["what"] = "large-file test";
 
   const std::string path =
-      std::string(CVM_TEST_TMP_DIR) + "/large_" + std::to_string(::getpid()) + ".params";
+      cvm::test::tmp_path("large.params");
   FileRemover remover{path};
 
   // Saving streams: no 2 GiB staging buffer.

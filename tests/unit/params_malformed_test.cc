@@ -1,6 +1,5 @@
 // Malformed params files: every truncation, byte flips, and hand-crafted bad fields in both
 // formats must give cvm::LogicError with a clear message, never a crash or a huge allocation.
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <catch2/catch.hpp>
@@ -17,6 +16,7 @@
 #include "cvm/ndarray.h"
 #include "cvm/params.h"
 #include "cvm/schema/params_generated.h"
+#include "test_util.h"
 
 using namespace cvm;
 using Catch::Matchers::Contains;
@@ -324,7 +324,7 @@ TEST_CASE("params: legacy: flipping header, name and tensor-header bytes never c
 
 TEST_CASE("params: file loaders reject truncated and corrupted files", "[params][malformed]") {
   const std::string path =
-      std::string(CVM_TEST_TMP_DIR) + "/malformed_" + std::to_string(::getpid()) + ".params";
+      cvm::test::tmp_path("malformed.params");
   FileRemover remover{path};
   auto write = [&](const std::vector<uint8_t>& b) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

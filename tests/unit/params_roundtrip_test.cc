@@ -1,5 +1,4 @@
 // ParamDict round trips in both formats through every load path, zero-copy and keepalive.
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "cvm/ndarray.h"
 #include "cvm/params.h"
 #include "cvm/schema/params_generated.h"
+#include "test_util.h"
 
 using namespace cvm;
 using Catch::Matchers::Contains;
@@ -107,7 +107,7 @@ std::shared_ptr<uint8_t> placed_copy(const std::vector<uint8_t>& bytes, size_t m
 }
 
 std::string tmp_path(const std::string& stem) {
-  return std::string(CVM_TEST_TMP_DIR) + "/" + stem + "_" + std::to_string(::getpid()) + ".params";
+  return cvm::test::tmp_path(stem + ".params");
 }
 
 // Removes its file (and a stray .tmp) when the scope ends, also when a REQUIRE fails.
