@@ -206,12 +206,20 @@ class Conv2dOp : public OpDef {
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs) const override {
+    compute_prepacked(attrs, inputs, outputs, nullptr, nullptr);
+  }
+
+  bool takes_prepacked_weight() const override { return true; }
+
+  void compute_prepacked(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
+                         const std::vector<NDArray>& outputs, kernel::KernelFn packed_for,
+                         const void* packed) const override {
     const auto& a = static_cast<const Conv2dAttrs&>(attrs);
     KernelScratch scratch(inputs[0].device());
     kernel::Conv2dParams params = a.params;
     params.scratch = scratch.get();
-    run_kernel(find_kernel("conv2d", kernel::ElemType::kInt32, inputs[0].device()),
-               plain_views(outputs, inputs), 1, &params);
+    const kernel::KernelFn fn = find_kernel("conv2d", kernel::ElemType::kInt32, inputs[0].device());
+    run_kernel(fn, plain_views(outputs, inputs), 1, &params, fn == packed_for ? packed : nullptr);
   }
 
  private:
@@ -284,12 +292,20 @@ class DenseOp : public OpDef {
            (static_cast<const DenseAttrs&>(attrs).use_bias ? 1 : 0);
   }
 
-  void compute(const OpAttrs&, const std::vector<NDArray>& inputs,
+  void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs) const override {
+    compute_prepacked(attrs, inputs, outputs, nullptr, nullptr);
+  }
+
+  bool takes_prepacked_weight() const override { return true; }
+
+  void compute_prepacked(const OpAttrs&, const std::vector<NDArray>& inputs,
+                         const std::vector<NDArray>& outputs, kernel::KernelFn packed_for,
+                         const void* packed) const override {
     KernelScratch scratch(inputs[0].device());
     const kernel::DenseParams params{scratch.get()};
-    run_kernel(find_kernel("dense", kernel::ElemType::kInt32, inputs[0].device()),
-               plain_views(outputs, inputs), 1, &params);
+    const kernel::KernelFn fn = find_kernel("dense", kernel::ElemType::kInt32, inputs[0].device());
+    run_kernel(fn, plain_views(outputs, inputs), 1, &params, fn == packed_for ? packed : nullptr);
   }
 };
 
@@ -411,11 +427,6 @@ class UpsamplingOp : public OpDef {
 };
 
 }  // namespace
-
-bool op_takes_prepacked(const OpDef& op) {
-  return dynamic_cast<const Conv2dOp*>(&op) != nullptr ||
-         dynamic_cast<const DenseOp*>(&op) != nullptr;
-}
 
 kernel::KernelFn current_kernel(const OpDef& op, const std::vector<NDArray>& inputs) {
   return find_kernel(op.name(), kernel::ElemType::kInt32, inputs[0].device());

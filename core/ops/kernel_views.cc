@@ -2,31 +2,11 @@
 #include "kernel_views.h"
 
 #include "cvm/check.h"
-#include "prepack.h"
 #include "registry_internal.h"
 #include "thread_pool.h"
 
 namespace cvm {
 namespace ops {
-namespace {
-
-// The prepacked weight of this thread's ScopedPrepacked, for calls of exactly that kernel.
-thread_local kernel::KernelFn t_prepacked_fn = nullptr;
-thread_local const void* t_prepacked_data = nullptr;
-
-}  // namespace
-
-ScopedPrepacked::ScopedPrepacked(kernel::KernelFn fn, const void* data)
-    : prev_fn_(t_prepacked_fn), prev_data_(t_prepacked_data) {
-  t_prepacked_fn = fn;
-  t_prepacked_data = data;
-}
-
-ScopedPrepacked::~ScopedPrepacked() {
-  t_prepacked_fn = prev_fn_;
-  t_prepacked_data = prev_data_;
-}
-
 std::vector<kernel::TensorView> elementwise_views(const std::vector<Operand>& operands) {
   const Shape& shape = operands.at(0).array->shape();
   const size_t n = operands.size();
@@ -88,7 +68,7 @@ std::vector<kernel::TensorView> plain_views(const std::vector<NDArray>& outputs,
 }
 
 void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& views,
-                int num_outputs, const void* params) {
+                int num_outputs, const void* params, const void* prepacked) {
   kernel::KernelCall call;
   call.outputs = views.data();
   call.num_outputs = num_outputs;
@@ -98,7 +78,7 @@ void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& view
   // The pool's loop when more than one thread may run, so kernels split large work.
   const kernel::ParallelFor parallel = threads::kernel_parallel_for();
   call.parallel = parallel.num_threads > 1 ? &parallel : nullptr;
-  call.prepacked = fn == t_prepacked_fn ? t_prepacked_data : nullptr;
+  call.prepacked = prepacked;
   fn(call);
 }
 

@@ -32,9 +32,10 @@ std::vector<kernel::TensorView> plain_views(const std::vector<NDArray>& outputs,
                                             const std::vector<NDArray>& inputs);
 
 // Runs `fn` over views [0, num_outputs) as outputs and the rest as inputs, with the thread
-// pool's ParallelFor when cvm::num_threads() > 1.
+// pool's ParallelFor when cvm::num_threads() > 1 and `prepacked` as KernelCall::prepacked (a
+// pack that `fn` itself made, or null).
 void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& views,
-                int num_outputs, const void* params);
+                int num_outputs, const void* params, const void* prepacked = nullptr);
 
 // LogicError unless `dst` can be written element by element: defined, on the CPU, and not a
 // broadcast view (a stride of 0 on a dimension longer than 1). `what` names the operation.

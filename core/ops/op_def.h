@@ -11,6 +11,7 @@
 #include "cvm/ndarray.h"
 #include "cvm/op.h"
 #include "cvm/shape.h"
+#include "kernel_abi.h"
 
 namespace cvm {
 namespace ops {
@@ -55,6 +56,19 @@ class OpDef {
   // in-place ops, possibly the same storage as inputs[0]). Inputs are validated.
   virtual void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                        const std::vector<NDArray>& outputs) const = 0;
+
+  // conv2d and dense: the weight (inputs[1]) can be packed once for the kernel that runs it
+  // (ops::prepack_weight, prepack.h) and handed back through compute_prepacked().
+  virtual bool takes_prepacked_weight() const { return false; }
+  // compute(), with `packed` as the kernel's KernelCall::prepacked when the kernel it runs is
+  // `packed_for` (a pack is only ever given to the kernel that made it). Default: compute().
+  virtual void compute_prepacked(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
+                                 const std::vector<NDArray>& outputs, kernel::KernelFn packed_for,
+                                 const void* packed) const {
+    (void)packed_for;
+    (void)packed;
+    compute(attrs, inputs, outputs);
+  }
 };
 
 // The operator named `name`, or null.

@@ -22,10 +22,7 @@ struct PrepackedWeight {
   size_t bytes = 0;
 };
 
-// Whether `op` is one whose weight (inputs[1]) can be prepacked: conv2d and dense.
-bool op_takes_prepacked(const OpDef& op);
-
-// The kernel that compute() of `op` (op_takes_prepacked) would run now on `inputs` (the
+// The kernel that compute() of `op` (takes_prepacked_weight) would run now on `inputs` (the
 // backend and ISA choice of this thread at this moment).
 kernel::KernelFn current_kernel(const OpDef& op, const std::vector<NDArray>& inputs);
 
@@ -33,20 +30,6 @@ kernel::KernelFn current_kernel(const OpDef& op, const std::vector<NDArray>& inp
 // with `attrs` and `inputs`; PrepackedWeight{fn, null} when it has none or declines.
 PrepackedWeight prepack_weight(const OpDef& op, const OpAttrs& attrs,
                                const std::vector<NDArray>& inputs, kernel::KernelFn fn);
-
-// While it lives, run_kernel() calls of kernel `fn` on this thread get `data` as
-// KernelCall::prepacked (calls of any other kernel get null). Not nestable across threads.
-class ScopedPrepacked {
- public:
-  ScopedPrepacked(kernel::KernelFn fn, const void* data);
-  ~ScopedPrepacked();
-  ScopedPrepacked(const ScopedPrepacked&) = delete;
-  ScopedPrepacked& operator=(const ScopedPrepacked&) = delete;
-
- private:
-  kernel::KernelFn prev_fn_;
-  const void* prev_data_;
-};
 
 }  // namespace ops
 }  // namespace cvm

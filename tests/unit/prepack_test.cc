@@ -1,13 +1,23 @@
 // Weight prepacking in the graph runtime: models give the same outputs whether their conv2d and
 // dense weights run prepacked (simd backend) or not (scalar), across backend switches between
-// runs, thread counts and concurrent sessions; packs are made once per kernel and kept.
+// runs, thread counts and concurrent sessions; packs are made once per kernel and kept; the op
+// layer gives a pack to the kernel that made it and to no other.
+// The op-layer headers bring the library's CHECK/VERIFY macros: included first, then dropped
+// for Catch2's.
+#include "op_def.h"
+#include "prepack.h"
+#undef CHECK
+#undef VERIFY
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cvm/op.h"
 #include "cvm/registry.h"
 #include "cvm/threads.h"
 #include "graph_test_util.h"
@@ -71,7 +81,68 @@ struct RestoreBackend {
   }
 };
 
+// An int32 array of `shape` with seeded values in [-100, 100] (int8: every kernel packs them).
+NDArray small_values(const cvm::Shape& shape, uint32_t seed) {
+  NDArray a = NDArray::empty(shape, cvm::DataType::Int(32));
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int32_t> dist(-100, 100);
+  int32_t* p = a.mutable_data_as<int32_t>();
+  for (int64_t i = 0; i < a.numel(); ++i) p[i] = dist(rng);
+  return a;
+}
+
+// A kernel that is not the one running: packs tagged for it must not be given to anyone.
+void not_this_kernel(const cvm::kernel::KernelCall&) {}
+
 }  // namespace
+
+// The op layer hands a pack to exactly the kernel it was made for: a pack of another weight w2
+// given with w1 makes that kernel compute with w2 (so the pack is what it used), and a pack
+// tagged for another kernel is not given at all.
+TEST_CASE("prepacked weights reach only the kernel they were made for", "[graph][prepack]") {
+  struct Case {
+    const char* op;
+    cvm::AttrMap attrs;
+    cvm::Shape x, w;
+  };
+  const std::vector<Case> cases = {
+      {"conv2d", {{"channels", "8"}, {"kernel_size", "(3, 3)"}, {"padding", "(1, 1)"},
+                  {"use_bias", "false"}}, cvm::Shape{1, 8, 9, 7}, cvm::Shape{8, 8, 3, 3}},
+      {"dense", {{"units", "24"}, {"use_bias", "false"}}, cvm::Shape{3, 40}, cvm::Shape{24, 40}},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.op) {
+      const cvm::ops::OpDef* op = cvm::ops::find_op(c.op);
+      REQUIRE(op != nullptr);
+      CHECK(op->takes_prepacked_weight());
+      const NDArray x = small_values(c.x, 1), w1 = small_values(c.w, 2), w2 = small_values(c.w, 3);
+      const auto with_w1 = t::flat_values(cvm::run_op(c.op, {x, w1}, c.attrs)[0]);
+      const auto with_w2 = t::flat_values(cvm::run_op(c.op, {x, w2}, c.attrs)[0]);
+      REQUIRE(with_w1 != with_w2);
+      const auto attrs = op->parse(c.attrs);
+      const std::vector<NDArray> inputs = {x, w1};
+      const cvm::kernel::KernelFn fn = cvm::ops::current_kernel(*op, inputs);
+      const cvm::ops::PrepackedWeight pack = cvm::ops::prepack_weight(*op, *attrs, {x, w2}, fn);
+      CHECK(pack.fn == fn);
+      auto run = [&](cvm::kernel::KernelFn packed_for) {
+        NDArray y = NDArray::zeros(cvm::Shape(cvm::run_op(c.op, {x, w1}, c.attrs)[0].shape()),
+                                   cvm::DataType::Int(32));
+        op->compute_prepacked(*attrs, inputs, {y}, packed_for, pack.data.get());
+        return t::flat_values(y);
+      };
+      // Not this kernel's: ignored.
+      CHECK(run(&not_this_kernel) == with_w1);
+      if (pack.data != nullptr) {  // a kernel that packs (the x86 GEMM ones)
+        CHECK(gemm_kernels_run());
+        CHECK(pack.bytes > 0);
+        CHECK(run(fn) == with_w2);
+      } else {
+        CHECK_FALSE(gemm_kernels_run());
+        CHECK(run(fn) == with_w1);
+      }
+    }
+  }
+}
 
 TEST_CASE("prepacked weights: same outputs as the scalar reference, across backend switches",
           "[graph][prepack]") {

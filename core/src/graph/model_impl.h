@@ -22,7 +22,7 @@ namespace graph {
 // kernel on a node, by any session), shared by the model's sessions and kept while it lives.
 class PrepackCache {
  public:
-  // The weight of node `nid` (op_takes_prepacked, its weight a param) packed for kernel `fn`,
+  // The weight of node `nid` (takes_prepacked_weight, its weight a param) packed for kernel `fn`,
   // packed now when it is not yet; data null when that kernel takes none. Thread-safe.
   std::shared_ptr<const ops::PrepackedWeight> get(const Node& node, uint32_t nid,
                                                   const std::vector<NDArray>& inputs,
