@@ -135,9 +135,10 @@ class CVM_EXPORT Model {
   // The same without any reuse: the sum of every entry's int32 size.
   uint64_t unplanned_bytes() const;
   uint64_t params_bytes() const;      // int32 params held by the model
-  // Constant conv2d/dense weights packed so far for the kernels that ran them (not in
-  // planned_bytes): a node's weight is packed the first time a kernel with a prepack function
-  // runs it, by any session, and kept by the model for every later run of that kernel. The
+  // Constant conv2d/dense weights packed so far for the kernels that run them (not in
+  // planned_bytes): when a Session is made, each such weight is packed for the kernel that
+  // would run it at that moment (if it has a prepack function), once per model and kernel; a
+  // backend or ISA switch later packs for the new kernel on its first use. The
   // environment variable CVMRT_PREPACK=0 (read once per process) turns prepacking off, for
   // comparison: results are identical either way.
   uint64_t prepacked_bytes() const;

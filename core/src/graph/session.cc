@@ -77,8 +77,7 @@ void Session::State::compute(Step& step) {
   if (step.packed == nullptr || step.packed->fn != fn) {
     step.packed = m->prepacked->get(n, step.nid, step.inputs, fn);
   }
-  ops::ScopedPrepacked use(fn, step.packed->data.get());
-  n.op->compute(*n.parsed, step.inputs, step.outputs);
+  n.op->compute_prepacked(*n.parsed, step.inputs, step.outputs, fn, step.packed->data.get());
 }
 
 namespace {
@@ -132,7 +131,7 @@ Session::Session(std::shared_ptr<const Model> model) : s_(std::make_unique<State
     if (n.is_variable()) continue;
     State::Step step{nid, {}, {}, 0, false, nullptr};
     for (uint32_t eid : n.inputs) step.inputs.push_back(s_->entries[eid]);
-    step.prepack = graph::prepack_enabled() && ops::op_takes_prepacked(*n.op) &&
+    step.prepack = graph::prepack_enabled() && n.op->takes_prepacked_weight() &&
                    n.inputs.size() >= 2 && m.plan.offset[n.inputs[1]] < 0 &&
                    m.param_data[n.inputs[1]] != nullptr;
     for (uint32_t k = 0; k < n.num_outputs; ++k) {
@@ -140,6 +139,14 @@ Session::Session(std::shared_ptr<const Model> model) : s_(std::make_unique<State
       step.output_bytes += step.outputs.back().nbytes();
     }
     s_->steps.push_back(std::move(step));
+  }
+  // Packs the constant weights for the kernels that run now (once per model and kernel), so a
+  // model's first run() costs what later ones do; a backend or ISA switch packs again on use.
+  for (State::Step& step : s_->steps) {
+    if (!step.prepack) continue;
+    const graph::Node& n = g.nodes[step.nid];
+    step.packed =
+        m.prepacked->get(n, step.nid, step.inputs, ops::current_kernel(*n.op, step.inputs));
   }
 }
 
