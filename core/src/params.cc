@@ -328,26 +328,29 @@ void ParamDict::set(const std::string& name, const NDArray& array) {
   VERIFY(array.defined()) << "ParamDict::set(\"" << name << "\"): undefined (empty) NDArray";
   VERIFY(array.device().is_cpu()) << "ParamDict::set(\"" << name << "\"): array is on "
                                   << array.device().name() << ", only CPU arrays can be stored";
-  for (auto& entry : entries_) {
-    if (entry.first == name) {
-      entry.second = array;
-      return;
-    }
+  const auto found = index_.find(name);
+  if (found != index_.end()) {
+    entries_[found->second].second = array;
+    return;
   }
   entries_.emplace_back(name, array);
+  index_.emplace(name, entries_.size() - 1);
 }
 
-bool ParamDict::contains(const std::string& name) const {
-  for (const auto& entry : entries_) {
-    if (entry.first == name) return true;
-  }
-  return false;
+void ParamDict::adopt(std::vector<std::pair<std::string, NDArray>> entries,
+                      std::map<std::string, std::string> metadata) {
+  entries_ = std::move(entries);
+  metadata_ = std::move(metadata);
+  index_.clear();
+  index_.reserve(entries_.size());
+  for (size_t i = 0; i < entries_.size(); ++i) index_.emplace(entries_[i].first, i);
 }
+
+bool ParamDict::contains(const std::string& name) const { return index_.count(name) != 0; }
 
 const NDArray& ParamDict::at(const std::string& name) const {
-  for (const auto& entry : entries_) {
-    if (entry.first == name) return entry.second;
-  }
+  const auto found = index_.find(name);
+  if (found != index_.end()) return entries_[found->second].second;
   CVM_LOGIC_ERROR() << "ParamDict: no tensor named \"" << name << "\" (the dict has "
                     << entries_.size() << " tensors)";
 }
@@ -394,8 +397,7 @@ ParamDict ParamDict::load(const void* data, size_t size, const LoadOptions& opti
   src.size = size;
   Loaded loaded = load_any(src, options);
   ParamDict dict;
-  dict.entries_ = std::move(loaded.entries);
-  dict.metadata_ = std::move(loaded.metadata);
+  dict.adopt(std::move(loaded.entries), std::move(loaded.metadata));
   return dict;
 }
 
@@ -409,8 +411,7 @@ ParamDict ParamDict::load_borrowed(const void* data, size_t size,
   src.keepalive = std::move(keepalive);
   Loaded loaded = load_any(src, options);
   ParamDict dict;
-  dict.entries_ = std::move(loaded.entries);
-  dict.metadata_ = std::move(loaded.metadata);
+  dict.adopt(std::move(loaded.entries), std::move(loaded.metadata));
   return dict;
 }
 
@@ -423,8 +424,7 @@ ParamDict ParamDict::load_file(const std::string& path, const LoadOptions& optio
   src.keepalive = mapping;
   Loaded loaded = with_path(path, [&] { return load_any(src, options); });
   ParamDict dict;
-  dict.entries_ = std::move(loaded.entries);
-  dict.metadata_ = std::move(loaded.metadata);
+  dict.adopt(std::move(loaded.entries), std::move(loaded.metadata));
   return dict;
 }
 
@@ -445,8 +445,7 @@ ParamDict ParamDict::load_file_copy(const std::string& path, const LoadOptions& 
     return params_detail::load_legacy(src, options);
   });
   ParamDict dict;
-  dict.entries_ = std::move(loaded.entries);
-  dict.metadata_ = std::move(loaded.metadata);
+  dict.adopt(std::move(loaded.entries), std::move(loaded.metadata));
   return dict;
 }
 

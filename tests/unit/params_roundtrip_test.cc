@@ -445,6 +445,34 @@ TEST_CASE("params: ParamDict set, replace, at and contains", "[params]") {
   REQUIRE_THROWS_AS(d.at("c"), LogicError);
   REQUIRE_THROWS_AS(d.set("x", NDArray()), LogicError);
   REQUIRE_THROWS_AS(d.set("", replacement), LogicError);
+
+  // Loaded, copied and moved dicts find every name (in file order), and set() on them replaces.
+  ParamDict many;
+  for (int i = 0; i < 3000; ++i) {
+    many.set("t" + std::to_string(i), random_array({1}, DataType::Int(32), i));
+  }
+  const std::vector<uint8_t> bytes = many.save();
+  ParamDict loaded = ParamDict::load(bytes.data(), bytes.size());
+  ParamDict copy = loaded;
+  ParamDict moved = std::move(copy);
+  for (const ParamDict* dict : {&many, &loaded, &moved}) {
+    REQUIRE(dict->size() == 3000);
+    for (int i = 0; i < 3000; i += 7) {
+      const std::string name = "t" + std::to_string(i);
+      REQUIRE(dict->entries()[i].first == name);
+      REQUIRE(dict->contains(name));
+      REQUIRE(test::element_bytes(dict->at(name), 0) == test::element_bytes(many.at(name), 0));
+    }
+    REQUIRE_FALSE(dict->contains("t3000"));
+  }
+  moved.set("t5", replacement);
+  moved.set("new", replacement);
+  REQUIRE(moved.size() == 3001);
+  REQUIRE(moved.entries()[5].first == "t5");
+  REQUIRE(moved.at("t5").shares_memory_with(replacement));
+  REQUIRE(moved.entries().back().first == "new");
+  REQUIRE(moved.at("new").shares_memory_with(replacement));
+  REQUIRE_FALSE(loaded.at("t5").shares_memory_with(replacement));
 }
 
 TEST_CASE("params: file errors: missing file, directory, unwritable destination", "[params]") {

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -36,7 +37,7 @@ class CVM_EXPORT ParamDict {
   ParamDict() = default;
 
   // Adds or replaces a tensor (kept in first-insertion order). LogicError for an empty name, an
-  // undefined array or a non-CPU one. Lookups are linear in the number of tensors.
+  // undefined array or a non-CPU one. Lookups by name take constant time (a hash index).
   void set(const std::string& name, const NDArray& array);
   bool contains(const std::string& name) const;
   // LogicError naming the missing key.
@@ -71,7 +72,12 @@ class CVM_EXPORT ParamDict {
   static ParamFormat detect_format(const void* data, size_t size);
 
  private:
+  // Takes a loader's tensors (unique names, in file order) and metadata.
+  void adopt(std::vector<std::pair<std::string, NDArray>> entries,
+             std::map<std::string, std::string> metadata);
+
   std::vector<std::pair<std::string, NDArray>> entries_;
+  std::unordered_map<std::string, size_t> index_;  // name -> position in entries_
   std::map<std::string, std::string> metadata_;
 };
 
