@@ -1,8 +1,10 @@
-// Browser test: packs cvmrt, installs the tarball into a tiny Vite page, serves the built page
-// on 127.0.0.1, drives Debian's Chromium (headless, playwright-core) and checks that README.md's
-// browser example works and that operators and a model give the native bits; saves
-// out/screenshot.png next to this file (ignored by git).
-//   node test/browser/run.mjs        (from js/; needs /usr/bin/chromium and the wasm builds)
+// Browser test: packs cvmrt, installs the tarball into a tiny page, bundles that page with Vite
+// and with webpack 5 (no configuration for cvmrt or its wasm files: bundlers.mjs), serves each
+// build on 127.0.0.1, drives Debian's Chromium (headless, playwright-core) and checks that
+// README.md's browser example works and that operators and a model give the native bits; saves
+// out/screenshot-<bundler>.png next to this file (ignored by git).
+//   node test/browser/run.mjs [--keep] [--only=vite|webpack]
+//   (from js/; needs /usr/bin/chromium and the wasm builds)
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -10,12 +12,15 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installTarball, packPackage, readmeExample } from '../helpers.mjs';
+import { BUNDLERS } from './bundlers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const jsRoot = join(here, '..', '..');
 const repo = join(jsRoot, '..');
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const keep = process.argv.includes('--keep');
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const bundlers = Object.keys(BUNDLERS).filter((b) => !only || only.split(',').includes(b));
 
 if (!existsSync(chromiumPath)) {
   console.error(`browser test: ${chromiumPath} not found (apt-get install -y chromium)`);
@@ -23,7 +28,7 @@ if (!existsSync(chromiumPath)) {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'js_eng_browser_'));
-const log = (s) => console.log(`browser: ${s}`);
+const log = (s, label = '') => console.log(`browser${label ? `[${label}]` : ''}: ${s}`);
 
 function hex(u8) {
   return Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength).toString('hex');
@@ -96,9 +101,44 @@ function serve(root) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-let server;
+// Loads `url` in a new tab of the shared Chromium, waits for the page's verdict, saves a
+// screenshot and logs every check; true when all pass, both variants ran and nothing was logged
+// as an error.
+async function checkPage(context, url, label) {
+  const page = await context.newPage();
+  const consoleErrors = [];
+  // Failed loads are reported by URL (the browser's own favicon request excepted).
+  page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) consoleErrors.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400 && !/\/favicon\.ico$/.test(r.url())) consoleErrors.push(`HTTP ${r.status()} ${r.url()}`); });
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  try {
+    await page.goto(url);
+    await page.waitForSelector('body[data-status]', { timeout: 120000 });
+    const results = await page.evaluate(() => window.__cvmrtResults);
+    const shot = join(here, 'out', `screenshot-${label}.png`);
+    mkdirSync(dirname(shot), { recursive: true });
+    await page.screenshot({ path: shot, fullPage: true });
+    for (const r of results) {
+      log(`${r.ok ? 'PASS' : 'FAIL'} ${r.check} [${r.variant}/${r.backend}] ${r.detail}`, label);
+    }
+    if (consoleErrors.length) log(`FAIL console errors: ${consoleErrors.join(' | ')}`, label);
+    const passed = results.filter((r) => r.ok).length;
+    const variants = new Set(results.map((r) => r.variant));
+    const missing = ['simd', 'plain'].filter((v) => !variants.has(v));
+    if (missing.length) log(`FAIL variant(s) not run: ${missing.join(', ')}`, label);
+    const ok = passed === results.length && passed > 0 && !missing.length && !consoleErrors.length;
+    log(`${ok ? 'PASS' : 'FAIL'} ${passed} passed, ${results.length - passed} failed ` +
+      `(variants ${[...variants].join(', ')})`, label);
+    log(`screenshot: ${shot}`, label);
+    return ok;
+  } finally {
+    await page.close();
+  }
+}
+
 let context;
 let profile;
+const servers = [];
 let status = 1;
 try {
   // 1. The package as users get it: npm pack, then npm install of the tarball (offline).
@@ -111,14 +151,7 @@ try {
   writeFileSync(join(site, 'public', 'fixtures.json'), JSON.stringify({ ops: pickCases(), model }));
   log(`model expectations from ${model.source}`);
 
-  // 2. Vite builds the page with no configuration for the wasm files.
-  const { build } = await import('vite');
-  await build({ root: site, base: './', logLevel: 'warn', build: { outDir: join(site, 'dist'), emptyOutDir: true } });
-  server = await serve(join(site, 'dist'));
-  const url = `http://127.0.0.1:${server.address().port}/`;
-  log(`serving ${url}`);
-
-  // 3. Debian's Chromium, headless, with a fresh profile.
+  // 2. Debian's Chromium, headless, with a fresh profile (one tab per bundler).
   const { chromium } = await import('playwright-core');
   profile = mkdtempSync(join(tmpdir(), 'js_eng_profile_'));
   context = await chromium.launchPersistentContext(profile, {
@@ -126,30 +159,36 @@ try {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  const page = context.pages()[0] || await context.newPage();
-  const consoleErrors = [];
-  // Failed loads are reported by URL (the browser's own favicon request excepted).
-  page.on('console', (m) => { if (m.type() === 'error' && !/^Failed to load resource/.test(m.text())) consoleErrors.push(m.text()); });
-  page.on('response', (r) => { if (r.status() >= 400 && !/\/favicon\.ico$/.test(r.url())) consoleErrors.push(`HTTP ${r.status()} ${r.url()}`); });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  await page.goto(url);
-  await page.waitForSelector('body[data-status]', { timeout: 120000 });
-  const results = await page.evaluate(() => window.__cvmrtResults);
-  mkdirSync(join(here, 'out'), { recursive: true });
-  await page.screenshot({ path: join(here, 'out', 'screenshot.png'), fullPage: true });
-  for (const r of results) log(`${r.ok ? 'PASS' : 'FAIL'} ${r.check} [${r.variant}/${r.backend}] ${r.detail}`);
-  if (consoleErrors.length) log(`console errors: ${consoleErrors.join(' | ')}`);
-  const passed = results.filter((r) => r.ok).length;
-  const variants = new Set(results.map((r) => r.variant));
-  const ok = passed === results.length && passed > 0 && variants.has('simd') && variants.has('plain') && !consoleErrors.length;
-  console.log(`${passed} passed, ${results.length - passed} failed`);
-  log(`screenshot: ${join(here, 'out', 'screenshot.png')}`);
-  status = ok ? 0 : 1;
+
+  // 3. Each bundler builds the same page with no configuration for the wasm files; each build is
+  // served on its own port and checked (a failed build fails that bundler, the others still run).
+  const verdicts = {};
+  for (const label of bundlers) {
+    const t0 = performance.now();
+    let ok = false;
+    try {
+      const { outDir, warnings } = await BUNDLERS[label](site);
+      const secs = ((performance.now() - t0) / 1000).toFixed(1);
+      log(`built in ${secs} s`, label);
+      if (warnings.length) log(`FAIL build warnings: ${warnings.join(' | ')}`, label);
+      const server = await serve(outDir);
+      servers.push(server);
+      const url = `http://127.0.0.1:${server.address().port}/`;
+      ok = await checkPage(context, url, label) && !warnings.length;
+    } catch (e) {
+      log(`FAIL ${e && e.stack || e}`, label);
+    }
+    verdicts[label] = ok;
+  }
+  const failed = bundlers.filter((b) => !verdicts[b]);
+  const summary = bundlers.map((b) => `${b} ${verdicts[b] ? 'PASS' : 'FAIL'}`);
+  console.log(`bundlers: ${summary.join(', ')}`);
+  status = bundlers.length && !failed.length ? 0 : 1;
 } catch (e) {
   console.error(e);
 } finally {
   if (context) await context.close();
-  if (server) server.close();
+  for (const server of servers) server.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
   if (!keep) rmSync(work, { recursive: true, force: true });
   else log(`kept ${work}`);
