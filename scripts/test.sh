@@ -26,7 +26,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 echo "== WebAssembly builds (Catch2 suite under node) and the npm package"
 # npm run build: both wasm variants (scripts/build-wasm.sh, with their ctest suites) and dist/;
 # npm test: every JS suite (conformance vectors through both variants, models, lifetimes, leaks,
-# types, the packed tarball in a temporary project, the Vite page in headless Chromium).
+# types, the packed tarball in a temporary project, the page built by Vite and by webpack 5 in
+# headless Chromium).
 (
   cd js
   npm install --no-audit --no-fund
