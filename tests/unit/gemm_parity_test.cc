@@ -291,6 +291,42 @@ std::vector<ConvCase> conv_cases() {
   };
 }
 
+// Depthwise shapes: row widths around the 8/16-lane vectors and their blocks of four,
+// strides 2 and 3 on odd sizes, dilations, paddings 0 to 3, 5x5 and 1x3 kernels, batches,
+// channel counts that are not multiples of 16.
+std::vector<ConvCase> depthwise_cases() {
+  return {
+      // n  c   h   w  oc kh kw sh sw ph pw dh dw g  bias
+      {1, 17, 5, 1, 17, 3, 3, 1, 1, 1, 1, 1, 1, 17, true},  // width 1
+      {1, 19, 8, 2, 19, 3, 3, 1, 1, 1, 1, 1, 1, 19, false},
+      {1, 3, 4, 15, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3, false},
+      {2, 5, 3, 16, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5, true},
+      {1, 18, 6, 17, 18, 3, 3, 1, 1, 0, 0, 1, 1, 18, true},
+      {1, 6, 7, 31, 6, 5, 5, 1, 1, 2, 2, 1, 1, 6, false},
+      {1, 4, 5, 33, 4, 1, 3, 1, 1, 0, 1, 1, 1, 4, true},
+      {1, 7, 9, 40, 7, 3, 3, 1, 1, 3, 3, 1, 1, 7, true},
+      {1, 2, 4, 75, 2, 3, 3, 1, 1, 1, 1, 1, 1, 2, true},  // 5 vectors of 16: a block and one
+      {2, 9, 11, 13, 9, 3, 3, 2, 2, 1, 1, 1, 1, 9, true},
+      {1, 5, 13, 35, 5, 3, 3, 3, 3, 1, 1, 1, 1, 5, false},
+      {1, 3, 15, 37, 3, 3, 3, 3, 3, 0, 0, 1, 1, 3, true},
+      {1, 6, 17, 33, 6, 3, 3, 2, 2, 2, 2, 2, 2, 6, true},
+      {1, 3, 10, 23, 3, 5, 5, 2, 3, 0, 3, 1, 2, 3, true},
+      {2, 11, 9, 29, 11, 1, 1, 2, 2, 0, 0, 1, 1, 11, false},  // 1x1 stride 2
+      {1, 4, 3, 9, 4, 5, 5, 1, 1, 3, 3, 1, 1, 4, true},       // padding beyond the image
+      {1, 34, 12, 12, 34, 3, 3, 1, 1, 1, 1, 1, 1, 34, true},
+      // Rows of three vectors and more (columns in lanes on AVX-512 too): row blocks, borders.
+      {1, 3, 11, 50, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3, true},
+      {2, 3, 9, 66, 3, 3, 3, 1, 1, 0, 0, 1, 1, 3, true},
+      {1, 2, 13, 97, 2, 3, 3, 2, 2, 1, 1, 1, 1, 2, false},
+      {1, 2, 9, 101, 2, 3, 3, 1, 2, 1, 1, 1, 1, 2, true},
+      {1, 2, 10, 60, 2, 3, 3, 2, 1, 2, 2, 2, 1, 2, true},
+      {1, 2, 9, 70, 2, 3, 3, 1, 1, 1, 1, 1, 2, 2, false},
+      {1, 2, 7, 49, 2, 5, 5, 1, 1, 2, 2, 1, 1, 2, true},
+      {1, 2, 6, 48, 2, 1, 3, 1, 1, 0, 1, 1, 1, 2, true},
+      {1, 2, 12, 130, 2, 3, 3, 3, 3, 1, 1, 1, 1, 2, true},
+  };
+}
+
 }  // namespace
 
 TEST_CASE("conv2d GEMM kernels equal the reference on int8 values", "[gemm][conv2d]") {
@@ -305,6 +341,24 @@ TEST_CASE("conv2d GEMM kernels at 1, 2 and 7 threads", "[gemm][conv2d][threads]"
     set_num_threads(t);
     threads::set_min_task_work(1);
     for (const ConvCase& cc : conv_cases()) check_conv(cc, -128, 127, seed += 3);
+  }
+}
+
+TEST_CASE("conv2d GEMM kernels: depthwise shapes at the int8, int16 and int32 extremes",
+          "[gemm][conv2d][threads]") {
+  RestoreThreads restore;
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  const int32_t kMax = std::numeric_limits<int32_t>::max();
+  const int32_t ranges[][2] = {{-128, 127},      {-128, -128},     {127, 127},
+                               {-32768, 32767},  {-32768, -32768}, {32767, 32767},
+                               {-32768, -32767}, {-40000, 40000},  {kMin, kMax}};
+  uint64_t seed = 700;
+  for (int t : kThreadCounts) {
+    set_num_threads(t);
+    threads::set_min_task_work(1);
+    for (const ConvCase& cc : depthwise_cases()) {
+      for (const auto& r : ranges) check_conv(cc, r[0], r[1], seed += 3);
+    }
   }
 }
 
