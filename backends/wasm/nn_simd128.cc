@@ -579,6 +579,8 @@ void conv2d_i32__wasm_simd128(const KernelCall& call) {
     scalar::conv2d_i32(call);
     return;
   }
+  // Depthwise layers (depthwise_simd128.cc), else the int16 GEMM, else the direct path.
+  if (conv2d_depthwise_simd128(call)) return;
   const ConvGeometry g{&p, &x, &w, bias, &y, w.shape[1], w.shape[2], w.shape[3], x.shape[2],
                        x.shape[3]};
   if (conv_gemm(g)) return;

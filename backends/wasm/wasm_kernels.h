@@ -31,6 +31,12 @@ void conv2d_i32__wasm_simd128(const KernelCall& call);      // Conv2dParams; x, 
 void dense_i32__wasm_simd128(const KernelCall& call);       // x, w[, bias]
 void max_pool2d_i32__wasm_simd128(const KernelCall& call);  // MaxPool2dParams
 
+// The depthwise path of conv2d (depthwise_simd128.cc), called by conv2d_i32__wasm_simd128 once
+// the call has passed its checks (non-empty output, unit inner strides): runs the call and
+// returns true when every group has one input and one output channel and the op layer lends
+// the scratch; returns false, having written nothing, otherwise.
+bool conv2d_depthwise_simd128(const KernelCall& call);
+
 }  // namespace wasm
 }  // namespace kernel
 }  // namespace cvm

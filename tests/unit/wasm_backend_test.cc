@@ -311,12 +311,22 @@ void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x) {
   }
 }
 
+// check_conv of every case at every value range, with a compact and a strided x.
+void check_convs(Rng& rng, const std::vector<ConvCase>& cases) {
+  for (const ConvCase& k : cases) {
+    for (Range r : {Range::kInt8, Range::kInt16, Range::kInt16Edges, Range::kInt32}) {
+      check_conv(rng, k, r, false);
+      check_conv(rng, k, r, true);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("wasm conv2d equals the reference", "[backend][wasm]") {
   Rng rng(14);
   SECTION("common layers") {
-    const ConvCase cases[] = {
+    const std::vector<ConvCase> cases = {
         {1, 3, 8, 8, 4, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},
         {2, 5, 9, 13, 6, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, false},
         {1, 8, 7, 19, 9, 1, 1, 1, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},
@@ -331,17 +341,12 @@ TEST_CASE("wasm conv2d equals the reference", "[backend][wasm]") {
         {1, 2, 4, 4, 3, 5, 5, 1, {1, 1, 2, 2, 1, 1, 1, nullptr}, true},  // kernel wider than the
                                                                          // input
     };
-    for (const ConvCase& k : cases) {
-      for (Range r : {Range::kInt8, Range::kInt16, Range::kInt16Edges, Range::kInt32}) {
-        check_conv(rng, k, r, false);
-        check_conv(rng, k, r, true);
-      }
-    }
+    check_convs(rng, cases);
   }
   SECTION("GEMM shapes: 1x1, kxk with strides, dilation, padding, groups, odd channel counts") {
     // The int16 GEMM takes groups of >= 4 output channels; the im2col tile holds 64 KiB, so the
     // larger depths below span several tiles, one of them partial.
-    const ConvCase cases[] = {
+    const std::vector<ConvCase> cases = {
         {1, 33, 7, 9, 20, 1, 1, 1, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},      // 1x1
         {2, 17, 10, 11, 13, 1, 1, 1, {2, 2, 0, 0, 1, 1, 1, nullptr}, false},   // 1x1 stride 2
         {1, 70, 12, 15, 37, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},    // several tiles
@@ -352,12 +357,7 @@ TEST_CASE("wasm conv2d equals the reference", "[backend][wasm]") {
         {1, 3, 30, 30, 8, 7, 7, 1, {2, 2, 3, 3, 1, 1, 1, nullptr}, true},      // 7x7 stride 2
         {1, 5, 6, 3, 6, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},        // out_w < 4
     };
-    for (const ConvCase& k : cases) {
-      for (Range r : {Range::kInt8, Range::kInt16, Range::kInt16Edges, Range::kInt32}) {
-        check_conv(rng, k, r, false);
-        check_conv(rng, k, r, true);
-      }
-    }
+    check_convs(rng, cases);
   }
   SECTION("seeded random geometries") {
     for (int i = 0; i < 150; ++i) {
@@ -423,6 +423,104 @@ TEST_CASE("wasm conv2d: one value beyond the fast path's range anywhere takes th
                     view(wt.data(), {oc, c, 3, 3}, compact_strides({oc, c, 3, 3}))},
                    view(y.data(), {1, oc, h, w}, compact_strides({1, oc, h, w})), y, &p);
     }
+  }
+}
+
+TEST_CASE("wasm depthwise conv2d equals the reference", "[backend][wasm]") {
+  // One input and one output channel per group: the packed-plane path when scratch is lent
+  // (check_conv also runs it without scratch, the general path), int16 pairs or int32 words.
+  Rng rng(17);
+  auto dw = [](int64_t n, int64_t c, int64_t h, int64_t w, int64_t kh, int64_t kw,
+               kernel::Conv2dParams p, bool bias) {
+    p.groups = c;
+    return ConvCase{n, c, h, w, c, kh, kw, c, p, bias};
+  };
+  SECTION("every width 1..37 with 3x3 kernels, strides 1 to 3, paddings 0 to 2") {
+    for (int64_t w = 1; w <= 37; ++w) {
+      for (int64_t s = 1; s <= 3; ++s) {
+        const int64_t pad = (w + s) % 3, h = 1 + (w * s) % 6;
+        const ConvCase k = dw(1 + w % 2, 3, h, w, 3, 3, {s, s, pad, pad, 1, 1, 0, nullptr},
+                              w % 3 != 0);
+        for (Range r : {Range::kInt8, Range::kInt16Edges, Range::kInt32}) {
+          check_conv(rng, k, r, w % 4 == 0);
+        }
+      }
+    }
+  }
+  SECTION("kernel shapes, dilation, mixed strides, MobileNet-like layers") {
+    const std::vector<ConvCase> cases = {
+        dw(1, 8, 14, 14, 3, 3, {2, 2, 1, 1, 1, 1, 0, nullptr}, true),     // stride 2
+        dw(2, 4, 9, 23, 3, 3, {1, 1, 2, 2, 2, 2, 0, nullptr}, false),    // dilation 2
+        dw(1, 3, 11, 29, 3, 3, {2, 1, 2, 0, 2, 2, 0, nullptr}, true),    // dilation, stride h 2
+        dw(1, 5, 13, 31, 5, 5, {1, 1, 2, 2, 1, 1, 0, nullptr}, true),    // 5x5
+        dw(1, 5, 13, 31, 5, 5, {2, 2, 2, 2, 1, 1, 0, nullptr}, false),   // 5x5 stride 2
+        dw(1, 6, 7, 17, 1, 1, {1, 1, 0, 0, 1, 1, 0, nullptr}, true),     // 1x1
+        dw(1, 6, 7, 17, 1, 1, {2, 2, 1, 0, 1, 1, 0, nullptr}, true),     // 1x1 stride 2, pad
+        dw(1, 4, 8, 19, 2, 3, {1, 2, 1, 1, 1, 2, 0, nullptr}, true),     // 2x3
+        dw(1, 4, 8, 19, 3, 2, {3, 1, 0, 2, 2, 3, 0, nullptr}, false),    // 3x2, dilation 3
+        dw(1, 2, 15, 33, 7, 7, {2, 3, 3, 3, 1, 1, 0, nullptr}, true),    // 7x7 stride 3
+        dw(1, 2, 6, 9, 3, 4, {1, 1, 1, 2, 1, 1, 0, nullptr}, true),      // even kernel width
+        dw(2, 3, 2, 3, 3, 3, {1, 1, 2, 2, 1, 1, 0, nullptr}, true),      // kernel wider than x
+        dw(1, 2, 1, 1, 3, 3, {1, 1, 1, 1, 1, 1, 0, nullptr}, false),     // one pixel
+        dw(1, 16, 28, 28, 3, 3, {1, 1, 1, 1, 1, 1, 0, nullptr}, false),  // a real layer
+    };
+    check_convs(rng, cases);
+  }
+  SECTION("seeded random geometries") {
+    for (int i = 0; i < 150; ++i) {
+      const int64_t kh = rng.uniform(1, 5), kw = rng.uniform(1, 5);
+      const ConvCase k = dw(rng.uniform(1, 2), rng.uniform(1, 4), rng.uniform(1, 12),
+                            rng.uniform(1, 37), kh, kw,
+                            {rng.uniform(1, 3), rng.uniform(1, 3), rng.uniform(0, 2),
+                             rng.uniform(0, 2), rng.uniform(1, 2), rng.uniform(1, 2), 0, nullptr},
+                            rng.uniform(0, 1) == 1);
+      check_conv(rng, k, static_cast<Range>(rng.uniform(0, 3)), rng.uniform(0, 3) == 0);
+    }
+  }
+}
+
+TEST_CASE("wasm depthwise conv2d: each channel takes its own exact path", "[backend][wasm]") {
+  // int8 channels with one value at or beyond the int16 bounds in some channel's data or
+  // weights: that channel alone leaves the int16 pairs; the channels after it switch back.
+  const int64_t c = 5, h = 7, w = 13;
+  const int32_t outliers[] = {32767, -32768, 32768, -32769, INT32_MAX, INT32_MIN};
+  SECTION("one outlier in a channel's data or weights") {
+    Rng rng(22);
+    for (int32_t v : outliers) {
+      for (int where = 0; where < 4; ++where) {
+        std::vector<int32_t> x = rng.values(static_cast<size_t>(2 * c * h * w), Range::kInt8);
+        std::vector<int32_t> wt = rng.values(static_cast<size_t>(c * 9), Range::kInt8);
+        const size_t plane = static_cast<size_t>(h * w), ch = static_cast<size_t>(where % 3 * 2);
+        if (where < 3) {
+          x[ch * plane + (where == 1 ? plane - 1 : 0)] = v;
+        } else {
+          wt[4] = v;
+          wt[static_cast<size_t>(c * 9 - 1)] = v;
+        }
+        std::vector<int32_t> y(static_cast<size_t>(2 * c * h * w), 7);
+        TestScratch scratch(8);
+        const kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, c, &scratch.scratch};
+        INFO("outlier " << v << " at " << where);
+        require_same("conv2d",
+                     {view(x.data(), {2, c, h, w}, compact_strides({2, c, h, w})),
+                      view(wt.data(), {c, 1, 3, 3}, compact_strides({c, 1, 3, 3}))},
+                     view(y.data(), {2, c, h, w}, compact_strides({2, c, h, w})), y, &p);
+      }
+    }
+  }
+  SECTION("int16 pairs wrap exactly at the int16 bounds") {
+    // (-32768)^2 = 2^30 per tap; an interior output sums 9: 9 * 2^30 mod 2^32 = 2^30.
+    std::vector<int32_t> x(static_cast<size_t>(c * h * w), -32768);
+    std::vector<int32_t> wt(static_cast<size_t>(c * 9), -32768);
+    std::vector<int32_t> y(static_cast<size_t>(c * h * w), 7);
+    TestScratch scratch(8);
+    const kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, c, &scratch.scratch};
+    require_same("conv2d",
+                 {view(x.data(), {1, c, h, w}, compact_strides({1, c, h, w})),
+                  view(wt.data(), {c, 1, 3, 3}, compact_strides({c, 1, 3, 3}))},
+                 view(y.data(), {1, c, h, w}, compact_strides({1, c, h, w})), y, &p);
+    REQUIRE(y[static_cast<size_t>(3 * w + 5)] == 1073741824);
+    REQUIRE(y[0] == 0);  // corner: 4 taps, 4 * 2^30 wraps to 0
   }
 }
 
