@@ -181,6 +181,23 @@ TEST_CASE("prepacked weights: same outputs as the scalar reference, across backe
   }
 }
 
+TEST_CASE("prepacked weights: packed when a session is made, before the first run",
+          "[graph][prepack]") {
+  RestoreBackend restore;
+  cvm::set_backend("auto");
+  const char* env = std::getenv("CVMRT_PREPACK");
+  const bool on = gemm_kernels_run() && (env == nullptr || std::string(env) != "0");
+  for (const Loaded& l : models()) {
+    INFO("model " << l.name);
+    CHECK(l.model->prepacked_bytes() == 0);
+    Session s(l.model);
+    const uint64_t packed = l.model->prepacked_bytes();
+    CHECK((packed > 0) == (on && l.packs));
+    run_in(s, l.input);
+    CHECK(l.model->prepacked_bytes() == packed);  // the run packed nothing more
+  }
+}
+
 TEST_CASE("prepacked weights: concurrent first runs of one model pack once",
           "[graph][prepack][threads]") {
   RestoreBackend restore;
