@@ -324,6 +324,23 @@ std::vector<ConvCase> depthwise_cases() {
       {1, 2, 7, 49, 2, 5, 5, 1, 1, 2, 2, 1, 1, 2, true},
       {1, 2, 6, 48, 2, 1, 3, 1, 1, 0, 1, 1, 1, 2, true},
       {1, 2, 12, 130, 2, 3, 3, 3, 3, 1, 1, 1, 1, 2, true},
+      // Narrow rows, kL or more channels (channels in lanes): blocks of pixels that span rows.
+      {1, 16, 14, 14, 16, 3, 3, 2, 2, 1, 1, 1, 1, 16, true},  // 7 x 7 outputs
+      {2, 21, 14, 14, 21, 3, 3, 1, 1, 1, 1, 1, 1, 21, true},  // 14 x 14, batch 2
+      {1, 33, 7, 7, 33, 3, 3, 2, 2, 1, 1, 1, 1, 33, false},   // 4 x 4
+      {1, 18, 9, 3, 18, 3, 3, 1, 1, 1, 1, 1, 1, 18, true},    // width 3
+      {1, 17, 5, 6, 17, 3, 3, 1, 1, 1, 1, 1, 1, 17, false},
+      {1, 16, 4, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 16, true},
+      {1, 20, 3, 11, 20, 3, 3, 1, 1, 0, 1, 1, 1, 20, true},
+      {1, 19, 10, 10, 19, 3, 3, 1, 1, 2, 2, 2, 2, 19, true},  // dilation
+      {1, 18, 6, 5, 18, 3, 3, 1, 1, 3, 2, 1, 1, 18, true},    // padding beyond the kernel
+      {1, 24, 9, 9, 24, 5, 5, 2, 2, 2, 2, 1, 1, 24, true},    // 5x5 stride 2
+      {1, 17, 10, 10, 17, 3, 3, 3, 3, 1, 1, 1, 1, 17, true},  // stride 3
+      {1, 16, 9, 13, 16, 3, 3, 2, 1, 1, 1, 1, 1, 16, false},  // strides 2 x 1
+      {1, 16, 5, 5, 16, 1, 1, 1, 1, 0, 0, 1, 1, 16, true},    // 1x1
+      {1, 16, 6, 28, 16, 3, 3, 1, 1, 1, 1, 1, 1, 16, true},   // 28 wide
+      {1, 40, 5, 23, 40, 3, 3, 1, 1, 1, 1, 1, 1, 40, false},  // 23 wide, 40 channels
+      {1, 16, 4, 16, 16, 1, 3, 1, 1, 0, 1, 1, 1, 16, true},   // width 16: one vector a row
   };
 }
 
@@ -409,6 +426,13 @@ TEST_CASE("conv2d GEMM kernels read and write strided views", "[gemm][conv2d]") 
   check_conv(cc, x, w, random_in({20}, -9, 9, 33).slice(0, 0, 20, 2));
   check_conv(cc, x.contiguous(), w.permute({0, 1, 3, 2}).contiguous().permute({0, 1, 3, 2}),
              random_in({10}, -9, 9, 34));
+  // Depthwise with channels in lanes on views whose columns (step 2) or rows are not
+  // consecutive (packed a row at a time), at int32 values.
+  const ConvCase dw17{1, 17, 7, 7, 17, 3, 3, 1, 1, 1, 1, 1, 1, 17, true};
+  NDArray xw = random_in({1, 17, 7, 14}, -40000, 40000, 35);
+  NDArray wd = random_in({17, 1, 3, 3}, -40000, 40000, 36);
+  check_conv(dw17, xw.slice(3, 0, 14, 2), wd, random_in({17}, -9, 9, 40));
+  check_conv(dw17, xw.slice(3, 0, 7, 1), wd, random_in({17}, -9, 9, 41));
   // Broadcast views (stride 0) along H and along W.
   const ConvCase bc{1, 8, 7, 9, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, true};
   NDArray wb = random_in({12, 8, 3, 3}, -128, 127, 37);
