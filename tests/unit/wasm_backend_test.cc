@@ -295,8 +295,8 @@ void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x) {
                   << k.p.dilation_h << "," << k.p.dilation_w << " groups " << k.groups << " bias "
                   << k.bias << " range " << static_cast<int>(range) << " strided " << strided_x);
   const TensorView out = view(y.data(), {k.n, k.oc, oh, ow}, compact_strides({k.n, k.oc, oh, ow}));
-  // No scratch, scratch refused (after 0 or 1 blocks), scratch lent.
-  for (int limit : {-1, 0, 1, 8}) {
+  // No scratch, scratch refused (after 0, 1 or 2 blocks: the GEMM takes up to 3), scratch lent.
+  for (int limit : {-1, 0, 1, 2, 8}) {
     TestScratch scratch(limit);
     kernel::Conv2dParams p = k.p;
     p.scratch = limit < 0 ? nullptr : &scratch.scratch;
@@ -344,8 +344,9 @@ TEST_CASE("wasm conv2d equals the reference", "[backend][wasm]") {
     check_convs(rng, cases);
   }
   SECTION("GEMM shapes: 1x1, kxk with strides, dilation, padding, groups, odd channel counts") {
-    // The int16 GEMM takes groups of >= 4 output channels; the im2col tile holds 64 KiB, so the
-    // larger depths below span several tiles, one of them partial.
+    // The int16 GEMM takes groups of >= 4 output channels and pairs channels (odd counts leave
+    // a half-empty pair); stride_w 1 reads a padded copy of x in place, other strides gather a
+    // row tile.
     const std::vector<ConvCase> cases = {
         {1, 33, 7, 9, 20, 1, 1, 1, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},      // 1x1
         {2, 17, 10, 11, 13, 1, 1, 1, {2, 2, 0, 0, 1, 1, 1, nullptr}, false},   // 1x1 stride 2
@@ -356,6 +357,8 @@ TEST_CASE("wasm conv2d equals the reference", "[backend][wasm]") {
         {1, 9, 8, 10, 15, 3, 3, 3, {1, 2, 1, 1, 1, 1, 3, nullptr}, false},     // 3 groups of 5
         {1, 3, 30, 30, 8, 7, 7, 1, {2, 2, 3, 3, 1, 1, 1, nullptr}, true},      // 7x7 stride 2
         {1, 5, 6, 3, 6, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},        // out_w < 4
+        {1, 7, 5, 6, 9, 3, 3, 1, {1, 1, 4, 5, 1, 1, 1, nullptr}, false},       // pad > kernel
+        {2, 11, 9, 31, 8, 2, 5, 1, {2, 1, 0, 2, 1, 2, 1, nullptr}, true},      // dilation_w 2
     };
     check_convs(rng, cases);
   }
