@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -105,6 +106,12 @@ std::shared_ptr<const FileMapping> FileMapping::map(const ReadOnlyFile& file) {
 
 FileMapping::~FileMapping() {
   if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+std::string temp_path_for(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  return path + ".tmp." + std::to_string(::getpid()) + "." +
+         std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
 }
 
 }  // namespace cvm

@@ -1,4 +1,5 @@
-// Read-only file access for the params and model loaders: a positioned reader and an RAII mmap.
+// File access for the params and model loaders and savers: a positioned reader, an RAII mmap,
+// and temporary names for writes that are renamed into place.
 #pragma once
 
 #include <cstddef>
@@ -55,5 +56,10 @@ class FileMapping {
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };
+
+// A temporary file name next to `path` for a save that writes it and then renames it over
+// `path`: unique per process and call, so concurrent saves of one path (threads or processes)
+// never write the same temporary file, and the last rename wins with a whole file.
+std::string temp_path_for(const std::string& path);
 
 }  // namespace cvm

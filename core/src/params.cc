@@ -363,7 +363,7 @@ std::vector<uint8_t> ParamDict::save(ParamFormat format) const {
 }
 
 void ParamDict::save_file(const std::string& path, ParamFormat format) const {
-  const std::string tmp = path + ".tmp";
+  const std::string tmp = temp_path_for(path);
   FileSink sink(tmp);
   save_to(*this, format, sink);
   sink.commit();

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "cvm/schema/model_generated.h"
 #include "graph_test_util.h"
@@ -181,6 +183,34 @@ TEST_CASE("model files keep metadata, labels and storage ids, saving is determin
   std::vector<uint8_t> shifted(bytes.size() + 1);
   std::memcpy(shifted.data() + 1, bytes.data(), bytes.size());
   CHECK(Model::from_bytes(shifted.data() + 1, bytes.size())->save() == bytes);
+}
+
+// Several writers saving one path at once (threads here; processes alike): each save succeeds
+// and the file that stays is a whole one. A fixed temporary name made one writer's rename fail.
+TEST_CASE("concurrent save_file calls on one path all succeed", "[graph][params]") {
+  const t::ModelCase c = t::load_case("mlp");
+  const auto model = c.load();
+  const cvm::ParamDict params = model->params();
+  const std::string model_path = tmp_dir() + "shared.cvmrt";
+  const std::string params_path = tmp_dir() + "shared.params";
+  std::vector<std::thread> writers;
+  std::vector<int> failures(4, 0);
+  for (size_t i = 0; i < failures.size(); ++i) {
+    writers.emplace_back([&, i] {
+      for (int k = 0; k < 25; ++k) {
+        try {
+          model->save_file(model_path);
+          params.save_file(params_path);
+        } catch (const std::exception&) {
+          ++failures[i];
+        }
+      }
+    });
+  }
+  for (std::thread& w : writers) w.join();
+  CHECK(failures == std::vector<int>(failures.size(), 0));
+  CHECK(Model::load_file(model_path)->save() == model->save());
+  CHECK(cvm::ParamDict::load_file(params_path).save() == params.save());
 }
 
 TEST_CASE("save_file / load_file, inline and with params by reference", "[graph]") {

@@ -114,7 +114,9 @@ class CVM_EXPORT Model {
 
   // The cvmrt model file; the same model always gives the same bytes.
   std::vector<uint8_t> save(const SaveOptions& options = {}) const;
-  // Writes save()'s bytes to `path` (via `path`.tmp and a rename). RuntimeError on I/O failure.
+  // Writes save()'s bytes to `path` through a temporary file of its own next to it and a rename
+  // (concurrent saves of one path each succeed; the last one's file stays). RuntimeError on I/O
+  // failure.
   void save_file(const std::string& path, const SaveOptions& options = {}) const;
   // The params, int8 where the variable's precision is <= 8, else int32 (what save() stores).
   ParamDict params() const;

@@ -51,7 +51,9 @@ class CVM_EXPORT ParamDict {
 
   // ---- saving: the same dict always gives byte-identical output ----
   std::vector<uint8_t> save(ParamFormat format = ParamFormat::kCvmrt) const;
-  // Streams to a file (written to `path`.tmp, then renamed). RuntimeError on I/O failure.
+  // Streams to a file: a temporary file of its own next to `path`, then renamed over it
+  // (concurrent saves of one path each succeed; the last one's file stays). RuntimeError on
+  // I/O failure.
   void save_file(const std::string& path, ParamFormat format = ParamFormat::kCvmrt) const;
 
   // ---- loading: the format is detected from the first 8 bytes ----

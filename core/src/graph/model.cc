@@ -216,7 +216,7 @@ std::vector<uint8_t> Model::save(const SaveOptions& options) const {
 
 void Model::save_file(const std::string& path, const SaveOptions& options) const {
   const std::vector<uint8_t> bytes = save(options);
-  const std::string tmp = path + ".tmp";
+  const std::string tmp = temp_path_for(path);
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   CHECK(f != nullptr) << "model: cannot create \"" << tmp << "\"";
   const bool written =
