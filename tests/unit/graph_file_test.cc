@@ -187,7 +187,7 @@ TEST_CASE("model files keep metadata, labels and storage ids, saving is determin
 
 // Several writers saving one path at once (threads here; processes alike): each save succeeds
 // and the file that stays is a whole one. A fixed temporary name made one writer's rename fail.
-TEST_CASE("concurrent save_file calls on one path all succeed", "[graph][params]") {
+TEST_CASE("concurrent save_file calls on one path all succeed", "[graph][params][threads]") {
   const t::ModelCase c = t::load_case("mlp");
   const auto model = c.load();
   const cvm::ParamDict params = model->params();
