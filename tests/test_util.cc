@@ -101,6 +101,18 @@ uint32_t simd_testable_features() {
 #endif
 }
 
+NDArray random_in(const Shape& shape, int32_t lo, int32_t hi, uint64_t seed) {
+  NDArray a = NDArray::empty(shape, DataType::Int(32));
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> d(lo, hi);
+  auto* p = static_cast<int32_t*>(a.mutable_data());
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const uint64_t r = rng() % 16;
+    p[i] = r == 0 ? lo : r == 1 ? hi : static_cast<int32_t>(d(rng));
+  }
+  return a;
+}
+
 std::string tmp_path(const std::string& name) {
   const char* env = std::getenv("CVMRT_TEST_TMP");
   const std::string dir = std::string(env != nullptr && *env != '\0' ? env : CVM_TEST_TMP_DIR) +

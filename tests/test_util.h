@@ -16,6 +16,10 @@ namespace test {
 // in [-1000, 1000] instead, so arithmetic results are comparable.
 NDArray random_array(const Shape& shape, DataType dtype, uint64_t seed);
 
+// A contiguous int32 array of seeded random values in [lo, hi], with lo and hi themselves
+// sprinkled in more often (1 in 16 each), so kernels meet the bounds of their value ranges.
+NDArray random_in(const Shape& shape, int32_t lo, int32_t hi, uint64_t seed);
+
 // Row-major element i of any (strided) array as raw bytes.
 std::vector<uint8_t> element_bytes(const NDArray& a, int64_t i);
 

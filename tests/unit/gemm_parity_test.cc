@@ -33,6 +33,7 @@
 using namespace cvm;
 using kernel::ElemType;
 using kernel::KernelFn;
+using test::random_in;
 
 namespace {
 
@@ -46,6 +47,18 @@ struct RestoreThreads {
     threads::set_min_task_work(min_work);
   }
 };
+
+// body(threads) at each of kThreadCounts, with work split into the smallest tasks (so every
+// partition runs in parallel); the thread settings are restored afterwards.
+template <class Body>
+void at_each_thread_count(Body&& body) {
+  RestoreThreads restore;
+  for (int t : kThreadCounts) {
+    set_num_threads(t);
+    threads::set_min_task_work(1);
+    body(t);
+  }
+}
 
 // Scratch as the op layer lends it: fresh 64-byte aligned blocks, freed at the end; or none.
 // Poisons each block so that a kernel reading scratch it did not write shows up as a mismatch.
@@ -170,19 +183,6 @@ std::vector<Kernel> gemm_kernels(const char* op) {
   WARN("no SIMD backend in this build");
 #endif
   return found;
-}
-
-// Random int32 in [lo, hi], with the ends sprinkled in more often.
-NDArray random_in(const Shape& shape, int32_t lo, int32_t hi, uint64_t seed) {
-  NDArray a = NDArray::empty(shape, DataType::Int(32));
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int64_t> d(lo, hi);
-  auto* p = static_cast<int32_t*>(a.mutable_data());
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const uint64_t r = rng() % 16;
-    p[i] = r == 0 ? lo : r == 1 ? hi : static_cast<int32_t>(d(rng));
-  }
-  return a;
 }
 
 // Runs `fn` on the views of (inputs -> out) with `params` (whose scratch the caller set), the
@@ -352,31 +352,25 @@ TEST_CASE("conv2d GEMM kernels equal the reference on int8 values", "[gemm][conv
 }
 
 TEST_CASE("conv2d GEMM kernels at 1, 2 and 7 threads", "[gemm][conv2d][threads]") {
-  RestoreThreads restore;
   uint64_t seed = 500;
-  for (int t : kThreadCounts) {
-    set_num_threads(t);
-    threads::set_min_task_work(1);
+  at_each_thread_count([&](int) {
     for (const ConvCase& cc : conv_cases()) check_conv(cc, -128, 127, seed += 3);
-  }
+  });
 }
 
 TEST_CASE("conv2d GEMM kernels: depthwise shapes at the int8, int16 and int32 extremes",
           "[gemm][conv2d][threads]") {
-  RestoreThreads restore;
   const int32_t kMin = std::numeric_limits<int32_t>::min();
   const int32_t kMax = std::numeric_limits<int32_t>::max();
   const int32_t ranges[][2] = {{-128, 127},      {-128, -128},     {127, 127},
                                {-32768, 32767},  {-32768, -32768}, {32767, 32767},
                                {-32768, -32767}, {-40000, 40000},  {kMin, kMax}};
   uint64_t seed = 700;
-  for (int t : kThreadCounts) {
-    set_num_threads(t);
-    threads::set_min_task_work(1);
+  at_each_thread_count([&](int) {
     for (const ConvCase& cc : depthwise_cases()) {
       for (const auto& r : ranges) check_conv(cc, r[0], r[1], seed += 3);
     }
-  }
+  });
 }
 
 TEST_CASE("conv2d GEMM kernels: large K at the int8 extremes", "[gemm][conv2d]") {
@@ -551,15 +545,12 @@ TEST_CASE("dense GEMM kernels equal the reference on int8 values", "[gemm][dense
 }
 
 TEST_CASE("dense GEMM kernels at 1, 2 and 7 threads", "[gemm][dense][threads]") {
-  RestoreThreads restore;
   uint64_t seed = 3500;
-  for (int t : kThreadCounts) {
-    set_num_threads(t);
-    threads::set_min_task_work(1);
+  at_each_thread_count([&](int) {
     for (const DenseCase& d : dense_cases()) {
       check_dense(d.m, d.k, d.n, d.bias, -128, 127, seed += 3);
     }
-  }
+  });
 }
 
 TEST_CASE("dense GEMM kernels: large K at the int8 extremes, wide values", "[gemm][dense]") {
@@ -603,10 +594,7 @@ TEST_CASE("dense through run_op: simd equals scalar", "[gemm][dense][ops]") {
 
 TEST_CASE("GEMM kernels compute from the prepacked weight, and ignore foreign ones",
           "[gemm][prepack]") {
-  RestoreThreads restore;
-  for (int t : kThreadCounts) {
-    set_num_threads(t);
-    threads::set_min_task_work(1);
+  at_each_thread_count([&](int t) {
     // conv2d: w1 packed, w2 passed: the result is that of w1 (the kernel skipped packing w2).
     kernel::Conv2dParams prm{1, 1, 1, 1, 1, 1, 1, nullptr};
     const NDArray x = random_in({1, 24, 9, 9}, -128, 127, 71);
@@ -665,5 +653,5 @@ TEST_CASE("GEMM kernels compute from the prepacked weight, and ignore foreign on
         REQUIRE(test::bit_equal(got, dwant2));
       }
     }
-  }
+  });
 }

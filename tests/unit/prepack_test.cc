@@ -12,7 +12,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -81,16 +80,6 @@ struct RestoreBackend {
   }
 };
 
-// An int32 array of `shape` with seeded values in [-100, 100] (int8: every kernel packs them).
-NDArray small_values(const cvm::Shape& shape, uint32_t seed) {
-  NDArray a = NDArray::empty(shape, cvm::DataType::Int(32));
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int32_t> dist(-100, 100);
-  int32_t* p = a.mutable_data_as<int32_t>();
-  for (int64_t i = 0; i < a.numel(); ++i) p[i] = dist(rng);
-  return a;
-}
-
 // A kernel that is not the one running: packs tagged for it must not be given to anyone.
 void not_this_kernel(const cvm::kernel::KernelCall&) {}
 
@@ -115,7 +104,9 @@ TEST_CASE("prepacked weights reach only the kernel they were made for", "[graph]
       const cvm::ops::OpDef* op = cvm::ops::find_op(c.op);
       REQUIRE(op != nullptr);
       CHECK(op->takes_prepacked_weight());
-      const NDArray x = small_values(c.x, 1), w1 = small_values(c.w, 2), w2 = small_values(c.w, 3);
+      // int8 values: every kernel packs them.
+      const NDArray x = t::random_in(c.x, -128, 127, 1), w1 = t::random_in(c.w, -128, 127, 2),
+                    w2 = t::random_in(c.w, -128, 127, 3);
       const auto with_w1 = t::flat_values(cvm::run_op(c.op, {x, w1}, c.attrs)[0]);
       const auto with_w2 = t::flat_values(cvm::run_op(c.op, {x, w2}, c.attrs)[0]);
       REQUIRE(with_w1 != with_w2);
