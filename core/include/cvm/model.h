@@ -39,11 +39,29 @@ struct ModelLimits {
   uint64_t max_mem = uint64_t{1} << 40;            // running "mem" sum
 };
 
+// The float interface of one input or output of a quantized CVM model (docs/quantization.md).
+struct QuantizedTensor {
+  std::string name;   // the model input or output it describes
+  double scale = 0;   // input: a float x is fed as clamp(round_half_away_from_zero(x * scale),
+                      // +-(2^(precision-1)-1)); output: an integer q means q / scale
+  int precision = 0;  // inputs: the input's precision; outputs: 0
+  std::string tail;   // outputs: a float operator applied after dequantization ("", "softmax",
+                      // "sigmoid"), for operators with no exact CVM form at the model's end
+  int tail_axis = -1;  // the softmax axis
+};
+
+struct Quantization {
+  std::vector<QuantizedTensor> inputs, outputs;
+  bool empty() const { return inputs.empty() && outputs.empty(); }
+};
+
 // Free-form description carried by the cvmrt model file (the CVM JSON has none).
 struct ModelMetadata {
   std::string name;
   std::string description;
   std::vector<std::string> labels;  // e.g. class names, index = class id
+  // Set on models written by the quantizer: how float inputs and outputs map to the integers.
+  Quantization quantization;
 };
 
 struct ModelOptions {
@@ -75,9 +93,12 @@ struct ModelCost {
 struct TensorInfo {
   std::string name;  // inputs: the variable name; outputs: the node name (":k" for output k>0)
   Shape shape;
-  int precision = 0;  // bit width, 1..32; values lie in [-(2^(p-1)-1), 2^(p-1)-1]
-  DataType dtype;     // what Session uses and returns: always int32
-  DataType io_dtype;  // the section 7 byte layout of this tensor alone: int8 when p <= 8
+  int precision = 0;  // bit width, 1..32; values lie in [-(2^(p-1)-1), 2^(p-1)-1]; 0 in float
+                      // models
+  DataType dtype;     // what Session uses and returns: int32 (CVM models) or float32 (float
+                      // models)
+  DataType io_dtype;  // the section 7 byte layout of this tensor alone: int8 when p <= 8;
+                      // float models: float32
 };
 
 // One graph node, for inspection (tools, the CLI's "inspect").
@@ -118,8 +139,13 @@ class CVM_EXPORT Model {
   // (concurrent saves of one path each succeed; the last one's file stays). RuntimeError on I/O
   // failure.
   void save_file(const std::string& path, const SaveOptions& options = {}) const;
-  // The params, int8 where the variable's precision is <= 8, else int32 (what save() stores).
+  // The params, int8 where the variable's precision is <= 8, else int32 (what save() stores);
+  // float models: float32 (or int32) as built.
   ParamDict params() const;
+  // The CVM graph JSON of this model (spec section 3, version cvm_1.0.0): with params() saved
+  // in the legacy CVM format (ParamFormat::kLegacy), any CVM runtime loads and runs it with the
+  // same outputs and cost. Every entry gets its own storage_id. LogicError for a float model.
+  std::string cvm_json() const;
 
   // ---- description ----
   const std::vector<TensorInfo>& inputs() const;   // the single input "data"
@@ -193,6 +219,11 @@ class CVM_EXPORT Session {
   // Sets the input (only "data" exists): an int8 or int32 CPU array of exactly the input's
   // shape, any strides; int8 is sign-extended, values are clipped to +-(2^(p-1)-1).
   void set_input(const std::string& name, const NDArray& value);
+  // Quantized models (metadata().quantization, written by the quantizer): sets the input from
+  // a float32 array of the input's shape, each value fed as
+  // clamp(round_half_away_from_zero(x * scale), +-(2^(p-1)-1)). LogicError for a model that is
+  // not quantized, or a bad dtype or shape.
+  void set_input_float(const std::string& name, const NDArray& value);
   // Runs every operator. LogicError when the input was never set.
   void run();
 
@@ -201,6 +232,10 @@ class CVM_EXPORT Session {
   // or for a bad index / unknown name.
   NDArray output(size_t i) const;
   NDArray output(const std::string& name) const;
+  // Quantized models: output i of the last run as float32, q / scale, then the output's float
+  // tail ("softmax" along tail_axis, or "sigmoid") through the float32 operators. LogicError
+  // for a model that is not quantized, before the first run, or for a bad index.
+  NDArray output_float(size_t i) const;
 
   // Records per-node timings in every following run (off by default).
   void enable_profiling(bool on = true);

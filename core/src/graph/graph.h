@@ -18,8 +18,9 @@ namespace graph {
 // One node output. Entry ids number node outputs in node order (CVM's node_row_ptr).
 struct Entry {
   Shape shape;
-  int precision = -1;       // 1..32 once verified
+  int precision = -1;       // 1..32 once verified (CVM graphs); 0 in float graphs
   int64_t storage_id = -1;  // from the CVM JSON (validated, kept for CVM's storage size), or -1
+  DataType dtype = DataType::Int(32);  // int32 in CVM graphs; float32 (or int32) in float graphs
 };
 
 struct Node {
@@ -44,6 +45,11 @@ struct Graph {
   std::string postprocess;
   uint32_t data_node = 0;  // set by verify_graph
   bool has_storage_ids = false;
+
+  // A float graph (an imported float model): its input "data" is float32. Otherwise a CVM graph:
+  // every entry int32, every operator a CVM operator, precisions and the CVM rules apply. Valid
+  // once data_node is set (verify_graph, or a builder that sets it).
+  bool is_float() const { return entries[nodes[data_node].first_entry].dtype.is_float(); }
 };
 
 // Where stored op-output precisions come from: the CVM JSON's are recomputed (only their range
@@ -57,9 +63,19 @@ enum class PrecisionSource { kRecompute, kMustMatch };
 // num_outputs filled and entries sized. LogicError naming the node and the rule.
 ModelCost verify_graph(Graph& g, const ModelLimits& limits, PrecisionSource source);
 
-// The CVM operator `op_name` of node `nid`: LogicError when it is unknown or not a CVM model
-// operator (array operators such as matmul are not).
+// The operator `op_name` of node `nid`: LogicError when it is unknown. (verify_graph rejects
+// operators that are not CVM model operators, such as matmul, in CVM graphs.)
 const ops::OpDef* lookup_op(const Graph& g, uint32_t nid, const std::string& op_name);
+
+// Infers node `nid`'s output dtypes, shapes and (CVM graphs) precisions from its inputs' entries,
+// parses its attributes and computes its cost base; stores all of it in the node and its output
+// entries. With `stored` (a loaded graph) the inferred shapes, dtypes and precisions must equal
+// the ones the entries hold (precisions per `source`). LogicError naming the node and the rule.
+void infer_node(Graph& g, uint32_t nid, bool stored, PrecisionSource source,
+                const ModelLimits& limits);
+// The rules of one variable's entry: CVM graphs: int32 with a precision in 1..32; float graphs:
+// float32 or int32 with precision 0.
+void verify_variable(const Graph& g, uint32_t nid);
 
 // Spec section 3 storage rule (graphs with storage ids): an operator outside the in-place
 // list may not share a storage id between an output and any of its inputs.

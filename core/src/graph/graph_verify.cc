@@ -47,8 +47,6 @@ std::string entry_name(const Graph& g, uint32_t eid) {
 const ops::OpDef* lookup_op(const Graph& g, uint32_t nid, const std::string& op_name) {
   const ops::OpDef* op = ops::find_op(op_name);
   VERIFY(op != nullptr) << node_ref(g, nid) << "unknown operator \"" << op_name << "\"";
-  VERIFY(op->is_cvm()) << node_ref(g, nid) << "operator \"" << op_name
-                       << "\" is not a CVM model operator";
   return op;
 }
 
@@ -97,6 +95,16 @@ void verify_structure(Graph& g) {
   }
   std::unordered_set<std::string> variable_names;
   bool have_data = false;
+  // The input first: whether this is a CVM graph decides which operators it may use.
+  for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
+    if (g.nodes[nid].is_variable() && g.nodes[nid].name == "data") {
+      g.data_node = nid;
+      have_data = true;
+      break;
+    }
+  }
+  VERIFY(have_data) << "graph: no variable named \"data\" (the model's single input)";
+  const bool cvm_graph = !g.is_float();
   for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
     Node& n = g.nodes[nid];
     if (n.is_variable()) {
@@ -105,13 +113,11 @@ void verify_structure(Graph& g) {
       VERIFY(n.num_outputs == 1) << node_ref(g, nid) << "a variable has exactly one output";
       VERIFY(variable_names.insert(n.name).second)
           << node_ref(g, nid) << "duplicate variable name \"" << n.name << "\"";
-      if (n.name == "data") {
-        g.data_node = nid;
-        have_data = true;
-      }
       continue;
     }
     CHECK(n.op != nullptr) << node_ref(g, nid) << "operator not resolved";
+    VERIFY(!cvm_graph || n.op->is_cvm())
+        << node_ref(g, nid) << "operator \"" << n.op_name << "\" is not a CVM model operator";
     VERIFY(n.num_outputs == static_cast<uint32_t>(n.op->num_outputs()))
         << node_ref(g, nid) << "expected " << n.op->num_outputs() << " output(s), found "
         << n.num_outputs;
@@ -129,7 +135,6 @@ void verify_structure(Graph& g) {
           << " (the graph must be in topological order)";
     }
   }
-  VERIFY(have_data) << "graph: no variable named \"data\" (the model's single input)";
 }
 
 }  // namespace
@@ -171,51 +176,63 @@ uint64_t storage_pool_bytes(const Graph& g, const ModelLimits& limits) {
   return total;
 }
 
-ModelCost verify_graph(Graph& g, const ModelLimits& limits, PrecisionSource source) {
-  verify_structure(g);
-  if (g.has_storage_ids) verify_storage_sharing(g);
-  for (uint32_t eid = 0; eid < g.entries.size(); ++eid) verify_entry_shape(g, eid, limits);
+void verify_variable(const Graph& g, uint32_t nid) {
+  const Entry& e = g.entries[g.nodes[nid].first_entry];
+  if (!g.is_float()) {
+    VERIFY(e.dtype == DataType::Int(32))
+        << node_ref(g, nid) << "a CVM model's variables are int32, found " << e.dtype;
+    VERIFY(e.precision >= 1 && e.precision <= 32)
+        << node_ref(g, nid) << "a variable's precision must be in [1, 32], found " << e.precision;
+    return;
+  }
+  VERIFY(e.dtype == DataType::Float(32) || e.dtype == DataType::Int(32))
+      << node_ref(g, nid) << "a float model's variables are float32 or int32, found " << e.dtype;
+  VERIFY(e.precision == 0) << node_ref(g, nid)
+                           << "a float model's variables have no precision (0), found "
+                           << e.precision;
+}
 
-  ModelCost cost;
-  auto add_checked = [](uint64_t& sum, uint64_t add, uint64_t limit, const std::string& where,
-                        const char* what) {
-    VERIFY(add <= limit && sum <= limit - add)
-        << where << "running " << what << " exceeds the limit " << limit;
-    sum += add;
-  };
-  for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
-    Node& n = g.nodes[nid];
-    if (n.is_variable()) {
-      Entry& e = g.entries[n.first_entry];
-      VERIFY(e.precision >= 1 && e.precision <= 32)
-          << node_ref(g, nid) << "a variable's precision must be in [1, 32], found " << e.precision;
-      add_checked(cost.mem, static_cast<uint64_t>(e.shape.numel()) * 5, limits.max_mem,
-                  node_ref(g, nid), "mem");
-      n.cost_base = 0;
-      continue;
-    }
-    std::vector<Shape> in_shapes;
-    std::vector<int> in_precisions;
-    for (uint32_t eid : n.inputs) {
-      in_shapes.push_back(g.entries[eid].shape);
-      in_precisions.push_back(g.entries[eid].precision);
-    }
-    const ops::OpDef& op = *n.op;
-    std::shared_ptr<const ops::OpAttrs> attrs =
-        with_node(g, nid, [&] { return std::shared_ptr<const ops::OpAttrs>(op.parse(n.attrs)); });
-    with_node(g, nid, [&] {
-      op.infer_dtypes(*attrs, std::vector<DataType>(n.inputs.size(), DataType::Int(32)));
-    });
-    std::vector<Shape> out_shapes =
-        with_node(g, nid, [&] { return op.infer_shapes(*attrs, in_shapes); });
-    CHECK(out_shapes.size() == n.num_outputs)
-        << node_ref(g, nid) << "shape inference returned " << out_shapes.size() << " shapes";
-    for (uint32_t k = 0; k < n.num_outputs; ++k) {
-      const Shape& stored = g.entries[n.first_entry + k].shape;
-      VERIFY(out_shapes[k] == stored)
+void infer_node(Graph& g, uint32_t nid, bool stored, PrecisionSource source,
+                const ModelLimits& limits) {
+  Node& n = g.nodes[nid];
+  const bool cvm_graph = !g.is_float();
+  VERIFY(!cvm_graph || n.op->is_cvm())
+      << node_ref(g, nid) << "operator \"" << n.op_name << "\" is not a CVM model operator";
+  std::vector<Shape> in_shapes;
+  std::vector<DataType> in_dtypes;
+  std::vector<int> in_precisions;
+  for (uint32_t eid : n.inputs) {
+    in_shapes.push_back(g.entries[eid].shape);
+    in_dtypes.push_back(g.entries[eid].dtype);
+    in_precisions.push_back(g.entries[eid].precision);
+  }
+  const ops::OpDef& op = *n.op;
+  std::shared_ptr<const ops::OpAttrs> attrs =
+      with_node(g, nid, [&] { return std::shared_ptr<const ops::OpAttrs>(op.parse(n.attrs)); });
+  std::vector<DataType> out_dtypes =
+      with_node(g, nid, [&] { return op.infer_dtypes(*attrs, in_dtypes); });
+  std::vector<Shape> out_shapes =
+      with_node(g, nid, [&] { return op.infer_shapes(*attrs, in_shapes); });
+  CHECK(out_shapes.size() == n.num_outputs && out_dtypes.size() == n.num_outputs)
+      << node_ref(g, nid) << "inference returned " << out_shapes.size() << " shapes and "
+      << out_dtypes.size() << " dtypes";
+  for (uint32_t k = 0; k < n.num_outputs; ++k) {
+    VERIFY(out_dtypes[k] == DataType::Int(32) || (!cvm_graph && out_dtypes[k] == DataType::Float(32)))
+        << node_ref(g, nid) << "output " << k << ": dtype " << out_dtypes[k]
+        << " is not allowed in a " << (cvm_graph ? "CVM" : "float") << " model";
+    Entry& e = g.entries[n.first_entry + k];
+    if (stored) {
+      VERIFY(out_shapes[k] == e.shape)
           << node_ref(g, nid) << "output " << k << ": inferred shape " << out_shapes[k]
-          << " does not match the stored shape " << stored;
+          << " does not match the stored shape " << e.shape;
+      VERIFY(out_dtypes[k] == e.dtype)
+          << node_ref(g, nid) << "output " << k << ": inferred dtype " << out_dtypes[k]
+          << " does not match the stored dtype " << e.dtype;
     }
+    e.shape = out_shapes[k];
+    e.dtype = out_dtypes[k];
+  }
+  if (cvm_graph) {
     for (size_t i = 0; i < in_precisions.size(); ++i) {
       CHECK(in_precisions[i] >= 1 && in_precisions[i] <= 32)
           << node_ref(g, nid) << "input " << i << " precision unknown";
@@ -229,29 +246,65 @@ ModelCost verify_graph(Graph& g, const ModelLimits& limits, PrecisionSource sour
           << node_ref(g, nid) << "output " << k << ": inferred precision " << out_prec[k]
           << " is outside [1, 32]";
       Entry& e = g.entries[n.first_entry + k];
-      if (source == PrecisionSource::kMustMatch) {
+      if (stored && source == PrecisionSource::kMustMatch) {
         VERIFY(e.precision == out_prec[k])
             << node_ref(g, nid) << "output " << k << ": stored precision " << e.precision
             << " does not match the inferred precision " << out_prec[k];
       }
       e.precision = out_prec[k];
     }
-    int64_t base = with_node(g, nid, [&] { return op.cost_base(*attrs, in_shapes); });
-    VERIFY(base >= 0 && base <= limits.max_cost_base)
-        << node_ref(g, nid) << "cost base " << base << " exceeds the limit "
-        << limits.max_cost_base;
-    n.cost_base = base;
-    n.parsed = std::move(attrs);
+  } else {
+    for (uint32_t k = 0; k < n.num_outputs; ++k) {
+      Entry& e = g.entries[n.first_entry + k];
+      VERIFY(!stored || e.precision == 0)
+          << node_ref(g, nid) << "output " << k
+          << ": a float model's entries have no precision (0), found " << e.precision;
+      e.precision = 0;
+    }
+  }
+  int64_t base = with_node(g, nid, [&] { return op.cost_base(*attrs, in_shapes); });
+  VERIFY(base >= 0 && base <= limits.max_cost_base)
+      << node_ref(g, nid) << "cost base " << base << " exceeds the limit " << limits.max_cost_base;
+  n.cost_base = base;
+  n.parsed = std::move(attrs);
+}
+
+ModelCost verify_graph(Graph& g, const ModelLimits& limits, PrecisionSource source) {
+  verify_structure(g);
+  VERIFY(!g.is_float() || g.postprocess.empty())
+      << "graph: postprocess \"" << g.postprocess
+      << "\" applies to CVM models only (this is a float model)";
+  if (g.has_storage_ids) verify_storage_sharing(g);
+  for (uint32_t eid = 0; eid < g.entries.size(); ++eid) verify_entry_shape(g, eid, limits);
+
+  ModelCost cost;
+  auto add_checked = [](uint64_t& sum, uint64_t add, uint64_t limit, const std::string& where,
+                        const char* what) {
+    VERIFY(add <= limit && sum <= limit - add)
+        << where << "running " << what << " exceeds the limit " << limit;
+    sum += add;
+  };
+  for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
+    Node& n = g.nodes[nid];
+    if (n.is_variable()) {
+      verify_variable(g, nid);
+      const Entry& e = g.entries[n.first_entry];
+      add_checked(cost.mem, static_cast<uint64_t>(e.shape.numel()) * 5, limits.max_mem,
+                  node_ref(g, nid), "mem");
+      n.cost_base = 0;
+      continue;
+    }
+    infer_node(g, nid, /*stored=*/true, source, limits);
+    const uint64_t base = static_cast<uint64_t>(n.cost_base);
     // base <= 2^30-ish and numel <= 2^30-ish: the product fits in 64 bits for sane limits;
     // guard anyway.
-    const uint64_t first = static_cast<uint64_t>(out_shapes[0].numel());
-    VERIFY(base == 0 || first <= UINT64_MAX / static_cast<uint64_t>(base))
+    const uint64_t first = static_cast<uint64_t>(g.entries[n.first_entry].shape.numel());
+    VERIFY(base == 0 || first <= UINT64_MAX / base)
         << node_ref(g, nid) << "running ops exceeds the limit " << limits.max_ops;
-    add_checked(cost.ops, static_cast<uint64_t>(base) * first, limits.max_ops, node_ref(g, nid),
-                "ops");
-    for (const Shape& s : out_shapes) {
-      add_checked(cost.mem, static_cast<uint64_t>(s.numel()) * 5, limits.max_mem, node_ref(g, nid),
-                  "mem");
+    add_checked(cost.ops, base * first, limits.max_ops, node_ref(g, nid), "ops");
+    for (uint32_t k = 0; k < n.num_outputs; ++k) {
+      add_checked(cost.mem, static_cast<uint64_t>(g.entries[n.first_entry + k].shape.numel()) * 5,
+                  limits.max_mem, node_ref(g, nid), "mem");
     }
   }
   VERIFY(cost.ops <= UINT64_MAX - cost.mem) << "graph: total cost overflows";

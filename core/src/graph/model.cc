@@ -18,18 +18,25 @@ namespace {
 const DataType kInt8 = DataType::Int(8);
 const DataType kInt32 = DataType::Int(32);
 
-// The param of variable node `nid` as a contiguous int32 array, checked against the graph.
+// The param of variable node `nid` as a contiguous array of the entry's dtype, checked against
+// the graph: CVM graphs int8 or int32 within the precision's bound (widened to int32); float
+// graphs the entry's dtype exactly.
 NDArray bind_param(const Graph& g, uint32_t nid, const ParamDict& params) {
   const Node& n = g.nodes[nid];
   const Entry& e = g.entries[n.first_entry];
   const std::string where = node_ref(g, nid) + "param \"" + n.name + "\": ";
   VERIFY(params.contains(n.name)) << where << "missing from the params";
   const NDArray& a = params.at(n.name);
-  VERIFY(a.dtype() == kInt8 || a.dtype() == kInt32)
-      << where << "expected dtype int8 or int32, found " << a.dtype();
   VERIFY(a.shape() == e.shape) << where << "shape " << a.shape()
                                << " does not match the graph's shape " << e.shape;
   VERIFY(a.device().is_cpu()) << where << "must be on the CPU, found " << a.device().name();
+  if (g.is_float()) {
+    VERIFY(a.dtype() == e.dtype) << where << "expected dtype " << e.dtype << ", found "
+                                 << a.dtype();
+    return a.contiguous();
+  }
+  VERIFY(a.dtype() == kInt8 || a.dtype() == kInt32)
+      << where << "expected dtype int8 or int32, found " << a.dtype();
   const NDArray src = a.contiguous();
   const int32_t bound = precision_bound(e.precision);
   const int64_t count = src.numel();
@@ -53,18 +60,22 @@ NDArray bind_param(const Graph& g, uint32_t nid, const ParamDict& params) {
   return out;
 }
 
-DataType io_dtype(int precision) { return precision <= 8 ? kInt8 : kInt32; }
+// The section 7 byte layout of one tensor alone: int8 when p <= 8 (CVM graphs); float graphs
+// use the entry's dtype.
+DataType io_dtype(const Entry& e) {
+  if (e.dtype != kInt32 || e.precision == 0) return e.dtype;
+  return e.precision <= 8 ? kInt8 : kInt32;
+}
 
 void describe(Model::Impl& m) {
   const Graph& g = m.graph;
   const Node& data = g.nodes[g.data_node];
   const Entry& din = g.entries[data.first_entry];
-  m.inputs = {TensorInfo{data.name, din.shape, din.precision, kInt32, io_dtype(din.precision)}};
+  m.inputs = {TensorInfo{data.name, din.shape, din.precision, din.dtype, io_dtype(din)}};
   int max_head_precision = 0;
   for (uint32_t h : g.heads) {
     const Entry& e = g.entries[h];
-    m.outputs.push_back(
-        TensorInfo{entry_name(g, h), e.shape, e.precision, kInt32, io_dtype(e.precision)});
+    m.outputs.push_back(TensorInfo{entry_name(g, h), e.shape, e.precision, e.dtype, io_dtype(e)});
     max_head_precision = std::max(max_head_precision, e.precision);
   }
   for (const Node& n : g.nodes) {
@@ -84,8 +95,9 @@ void describe(Model::Impl& m) {
   // Spec section 7.
   const bool argmax = g.postprocess == "argmax";
   const bool forced_int32 = argmax || g.postprocess == "detection";
-  m.input_type_size = din.precision <= 8 ? 1 : 4;
-  m.output_type_size = forced_int32 || max_head_precision > 8 ? 4 : 1;
+  // Float graphs: float32 in and out (4 bytes each, little-endian), heads concatenated.
+  m.input_type_size = g.is_float() || din.precision > 8 ? 4 : 1;
+  m.output_type_size = g.is_float() || forced_int32 || max_head_precision > 8 ? 4 : 1;
   m.input_length = static_cast<size_t>(din.shape.numel()) * m.input_type_size;
   uint64_t out_values = 0;
   for (uint32_t h : g.heads) {
@@ -94,6 +106,40 @@ void describe(Model::Impl& m) {
     out_values += static_cast<uint64_t>(argmax ? s.numel() / s[s.ndim() - 1] : s.numel());
   }
   m.output_length = static_cast<size_t>(out_values) * m.output_type_size;
+}
+
+// The quantization metadata must describe this model: its input with the input's precision,
+// existing outputs, positive finite scales and known tails (CVM models only).
+void verify_quantization(const Model::Impl& m) {
+  const Quantization& q = m.metadata.quantization;
+  if (q.empty()) return;
+  const char* where = "model quantization: ";
+  VERIFY(!m.graph.is_float()) << where << "a float model is not quantized";
+  VERIFY(q.inputs.size() == 1 && q.inputs[0].name == m.inputs[0].name)
+      << where << "expected one input named \"" << m.inputs[0].name << "\"";
+  VERIFY(q.inputs[0].precision == m.inputs[0].precision)
+      << where << "input precision " << q.inputs[0].precision << " differs from the model's "
+      << m.inputs[0].precision;
+  VERIFY(q.outputs.size() == m.outputs.size())
+      << where << "expected " << m.outputs.size() << " outputs, found " << q.outputs.size();
+  auto scale_ok = [](double s) { return s > 0 && s < 1e300; };
+  VERIFY(scale_ok(q.inputs[0].scale)) << where << "input scale " << q.inputs[0].scale
+                                      << " must be positive and finite";
+  for (size_t i = 0; i < q.outputs.size(); ++i) {
+    const QuantizedTensor& t = q.outputs[i];
+    const TensorInfo& out = m.outputs[i];
+    VERIFY(t.name == out.name) << where << "output " << i << " is named \"" << out.name
+                               << "\", found \"" << t.name << "\"";
+    VERIFY(scale_ok(t.scale)) << where << "output \"" << t.name << "\" scale " << t.scale
+                              << " must be positive and finite";
+    VERIFY(t.tail.empty() || t.tail == "softmax" || t.tail == "sigmoid")
+        << where << "output \"" << t.name << "\" tail \"" << t.tail
+        << "\": expected \"\", \"softmax\" or \"sigmoid\"";
+    const int nd = out.shape.ndim();
+    VERIFY(t.tail_axis >= -nd && t.tail_axis < nd)
+        << where << "output \"" << t.name << "\" tail_axis " << t.tail_axis << " is outside ["
+        << -nd << ", " << nd - 1 << "]";
+  }
 }
 
 }  // namespace
@@ -124,7 +170,7 @@ std::shared_ptr<const Model> make_model(Graph graph, const ModelCost& cost,
     if (nid == g.data_node) continue;
     const uint32_t eid = g.nodes[nid].first_entry;
     m->params[eid] = bind_param(g, nid, params);
-    m->param_data[eid] = m->params[eid].data_as<int32_t>();
+    m->param_data[eid] = m->params[eid].data();
     m->params_bytes += m->params[eid].nbytes();
   }
   for (const Entry& e : g.entries) m->unplanned_bytes += static_cast<uint64_t>(e.shape.numel()) * 4;
@@ -136,6 +182,7 @@ std::shared_ptr<const Model> make_model(Graph graph, const ModelCost& cost,
       << ", activations " << m->plan.arena_bytes << ") exceeds the limit "
       << limits.max_storage_bytes;
   describe(*m);
+  verify_quantization(*m);
   return std::make_shared<const Model>(std::move(m));
 }
 
@@ -147,16 +194,18 @@ ParamDict model_params(const Model::Impl& m, bool share) {
     if (!n.is_variable() || nid == g.data_node) continue;
     // Only the raw pointer is read: the model's own handles are never touched after loading,
     // so concurrent calls share no mutable state.
-    const Shape& shape = g.entries[n.first_entry].shape;
-    const int32_t* s = m.param_data[n.first_entry];
+    const Entry& e = g.entries[n.first_entry];
+    const Shape& shape = e.shape;
     const int64_t count = shape.numel();
-    if (g.entries[n.first_entry].precision > 8) {
-      dict.set(n.name, share
-                           ? NDArray::from_external(const_cast<int32_t*>(s), shape, kInt32,
-                                                    Device::cpu(), nullptr, /*read_only=*/true)
-                           : NDArray::from_bytes(s, static_cast<size_t>(count) * 4, shape, kInt32));
+    if (e.dtype != kInt32 || e.precision == 0 || e.precision > 8) {
+      void* s = const_cast<void*>(m.param_data[n.first_entry]);
+      const size_t bytes = static_cast<size_t>(count) * e.dtype.bytes();
+      dict.set(n.name, share ? NDArray::from_external(s, shape, e.dtype, Device::cpu(), nullptr,
+                                                      /*read_only=*/true)
+                             : NDArray::from_bytes(s, bytes, shape, e.dtype));
       continue;
     }
+    const auto* s = static_cast<const int32_t*>(m.param_data[n.first_entry]);
     NDArray narrow = NDArray::empty(shape, kInt8);
     int8_t* d = narrow.mutable_data_as<int8_t>();
     for (int64_t i = 0; i < count; ++i) d[i] = static_cast<int8_t>(s[i]);

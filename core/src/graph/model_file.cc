@@ -54,8 +54,11 @@ void build_toc(fb::FlatBufferBuilder& b, const Model& model, const SaveOptions& 
     std::vector<fb::Offset<schema::GraphEntry>> outputs;
     for (uint32_t k = 0; k < n.num_outputs; ++k) {
       const Entry& e = g.entries[n.first_entry + k];
+      // The dtype is written only where it is not int32 (CVM graphs' files stay as they were).
+      fb::Offset<fb::String> dtype;
+      if (e.dtype != DataType::Int(32) || g.is_float()) dtype = b.CreateString(e.dtype.name());
       outputs.push_back(schema::CreateGraphEntry(b, b.CreateVector(e.shape.to_vector()),
-                                                 e.precision, e.storage_id));
+                                                 e.precision, e.storage_id, dtype));
     }
     auto op = b.CreateString(n.op_name);
     auto name = b.CreateString(n.name);
@@ -74,6 +77,20 @@ void build_toc(fb::FlatBufferBuilder& b, const Model& model, const SaveOptions& 
   auto name = b.CreateString(md.name);
   auto description = b.CreateString(md.description);
   auto labels = b.CreateVectorOfStrings(md.labels);
+  fb::Offset<schema::ModelQuant> quant;
+  if (!md.quantization.empty()) {
+    auto tensors = [&b](const std::vector<QuantizedTensor>& ts) {
+      std::vector<fb::Offset<schema::QuantTensor>> out;
+      for (const QuantizedTensor& t : ts) {
+        out.push_back(schema::CreateQuantTensor(b, b.CreateString(t.name), t.scale, t.precision,
+                                                b.CreateString(t.tail), t.tail_axis));
+      }
+      return b.CreateVector(out);
+    };
+    auto qin = tensors(md.quantization.inputs);
+    auto qout = tensors(md.quantization.outputs);
+    quant = schema::CreateModelQuant(b, qin, qout);
+  }
   schema::ModelTocBuilder toc(b);
   toc.add_format_version(kVersion);
   toc.add_cvm_version(cvm_version);
@@ -85,6 +102,7 @@ void build_toc(fb::FlatBufferBuilder& b, const Model& model, const SaveOptions& 
   toc.add_name(name);
   toc.add_description(description);
   toc.add_labels(labels);
+  if (!quant.IsNull()) toc.add_quant(quant);
   schema::FinishModelTocBuffer(b, toc.Finish());
 }
 
@@ -149,6 +167,13 @@ Graph read_graph(const schema::ModelToc* toc) {
       }
       e.precision = fe->precision();
       e.storage_id = fe->storage_id();
+      if (fe->dtype() != nullptr) {
+        const std::string name = fe->dtype()->str();
+        VERIFY(name == "int32" || name == "float32")
+            << node_ref(g, nid) << "output " << k << ": dtype \"" << name
+            << "\" is not supported (int32 or float32)";
+        e.dtype = DataType::parse(name);
+      }
       VERIFY(e.storage_id >= -1) << node_ref(g, nid) << "output " << k << ": storage_id "
                                  << e.storage_id << " must be -1 (none) or >= 0";
       if (e.storage_id >= 0) ++with_sid;
@@ -292,6 +317,19 @@ std::shared_ptr<const Model> read_model_file(const uint8_t* data, size_t size,
     for (fb::uoffset_t i = 0; i < toc->labels()->size(); ++i) {
       md.labels.push_back(toc->labels()->Get(i)->str());
     }
+  }
+  if (toc->quant() != nullptr) {
+    auto tensors = [](const fb::Vector<fb::Offset<schema::QuantTensor>>* ts,
+                      std::vector<QuantizedTensor>& out) {
+      if (ts == nullptr) return;
+      for (fb::uoffset_t i = 0; i < ts->size(); ++i) {
+        const schema::QuantTensor* t = ts->Get(i);
+        out.push_back({t->name()->str(), t->scale(), t->precision(), read_string(t->tail()),
+                       t->tail_axis()});
+      }
+    };
+    tensors(toc->quant()->inputs(), md.quantization.inputs);
+    tensors(toc->quant()->outputs(), md.quantization.outputs);
   }
   return make_model(std::move(g), cost, sid_bytes, params, md, options.limits);
 }

@@ -44,10 +44,11 @@ struct Model::Impl {
   graph::Graph graph;
   ModelCost cost;
   uint64_t storage_id_bytes = 0;
-  // Per entry: the int32 contiguous param for variables other than data, else undefined.
-  // Only read (through raw pointers taken here, before any sharing) once the model is built.
+  // Per entry: the contiguous param (int32; float32 or int32 in float graphs, as the entry's
+  // dtype) for variables other than data, else undefined. Only read (through raw pointers
+  // taken here, before any sharing) once the model is built.
   std::vector<NDArray> params;
-  std::vector<const int32_t*> param_data;
+  std::vector<const void*> param_data;
   graph::MemoryPlan plan;
   uint64_t params_bytes = 0;
   uint64_t unplanned_bytes = 0;

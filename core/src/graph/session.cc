@@ -88,6 +88,17 @@ int32_t clip(int32_t v, int32_t bound) { return std::min(std::max(v, -bound), bo
 
 void Session::State::write_input(const void* src, bool int8, int64_t count) {
   const uint32_t eid = data_entry();
+  if (m->graph.is_float()) {  // float32 little-endian: the bits as they are
+    auto* dst = static_cast<uint8_t*>(entries[eid].mutable_data());
+    const auto* bytes = static_cast<const uint8_t*>(src);
+    for (int64_t i = 0; i < count; ++i) {
+      const uint32_t bits = params_detail::load_le32(bytes + 4 * i);
+      std::memcpy(dst + 4 * i, &bits, 4);
+    }
+    input_set = true;
+    ran = false;
+    return;
+  }
   const int32_t bound = graph::precision_bound(m->graph.entries[eid].precision);
   int32_t* dst = entries[eid].mutable_data_as<int32_t>();
   const auto* bytes = static_cast<const uint8_t*>(src);
@@ -111,19 +122,28 @@ Session::Session(std::shared_ptr<const Model> model) : s_(std::make_unique<State
   const DataType i32 = DataType::Int(32);
   s_->arena = NDArray::zeros(
       Shape{std::max<int64_t>(1, static_cast<int64_t>(m.plan.arena_bytes / 4))}, i32);
+  // Entries of other dtypes (float graphs) are views of the same arena memory, of their dtype
+  // (every entry dtype is 4 bytes wide: the plan counts 4 bytes per element).
+  auto* arena_base = static_cast<int32_t*>(s_->arena.mutable_data());
+  std::shared_ptr<const void> keep_arena = std::make_shared<NDArray>(s_->arena);
   std::shared_ptr<const void> keep_model = s_->model;
   s_->entries.resize(g.entries.size());
   for (size_t eid = 0; eid < g.entries.size(); ++eid) {
-    const Shape& shape = g.entries[eid].shape;
+    const graph::Entry& e = g.entries[eid];
+    const Shape& shape = e.shape;
+    CHECK(e.dtype.bytes() == 4) << "Session: entry " << eid << " has dtype " << e.dtype;
     if (m.plan.offset[eid] >= 0) {
       const int64_t first = m.plan.offset[eid] / 4;
-      s_->entries[eid] = s_->arena.slice(0, first, first + shape.numel()).reshape(shape);
+      s_->entries[eid] =
+          e.dtype == i32 ? s_->arena.slice(0, first, first + shape.numel()).reshape(shape)
+                         : NDArray::from_external(arena_base + first, shape, e.dtype,
+                                                  Device::cpu(), keep_arena, false);
     } else {
       CHECK(m.param_data[eid] != nullptr) << "Session: entry " << eid << " has no memory";
       // A handle of this session's own over the model's param (handles are not shared between
       // threads); read-only, keeping the model alive.
-      s_->entries[eid] = NDArray::from_external(const_cast<int32_t*>(m.param_data[eid]), shape, i32,
-                                                Device::cpu(), keep_model, true);
+      s_->entries[eid] = NDArray::from_external(const_cast<void*>(m.param_data[eid]), shape,
+                                                e.dtype, Device::cpu(), keep_model, true);
     }
   }
   for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
@@ -163,11 +183,19 @@ void Session::set_input(const std::string& name, const NDArray& value) {
   VERIFY(value.defined()) << "Session: input \"" << name << "\" is undefined";
   VERIFY(value.device().is_cpu()) << "Session: input \"" << name << "\" is on "
                                   << value.device().name() << ", expected the CPU";
+  VERIFY(value.shape() == in.shape) << "Session: input \"" << name << "\": expected shape "
+                                    << in.shape << ", found " << value.shape();
+  if (s_->m->graph.is_float()) {
+    VERIFY(value.dtype() == in.dtype) << "Session: input \"" << name << "\": expected dtype "
+                                      << in.dtype << ", found " << value.dtype();
+    s_->entries[s_->data_entry()].copy_from(value);
+    s_->input_set = true;
+    s_->ran = false;
+    return;
+  }
   const bool int8 = value.dtype() == DataType::Int(8);
   VERIFY(int8 || value.dtype() == DataType::Int(32))
       << "Session: input \"" << name << "\": expected dtype int8 or int32, found " << value.dtype();
-  VERIFY(value.shape() == in.shape) << "Session: input \"" << name << "\": expected shape "
-                                    << in.shape << ", found " << value.shape();
   const NDArray c = value.contiguous();
   s_->write_input(c.data(), int8, c.numel());
 }
@@ -229,7 +257,8 @@ void Session::infer_bytes(const char* in, size_t in_len, char* out, size_t out_c
   VERIFY(out != nullptr || m.output_length == 0) << "inference: null output";
   const size_t heads = g.heads.size();
   const bool argmax = g.postprocess == "argmax";
-  const bool interleave = !argmax && (g.postprocess == "detection" || heads > 1);
+  const bool interleave =
+      !g.is_float() && !argmax && (g.postprocess == "detection" || heads > 1);
   // Checked before running: the layout depends only on the model.
   std::vector<int64_t> width(heads), rows(heads);
   for (size_t k = 0; k < heads; ++k) {
@@ -249,6 +278,22 @@ void Session::infer_bytes(const char* in, size_t in_len, char* out, size_t out_c
   run();
 
   auto* dst = reinterpret_cast<uint8_t*>(out);
+  if (g.is_float()) {  // float graphs: every head in order, 4-byte values little-endian
+    for (size_t k = 0; k < heads; ++k) {
+      const NDArray& h = s_->entries[g.heads[k]];
+      const auto* v = static_cast<const uint8_t*>(h.data());
+      for (int64_t i = 0; i < h.numel(); ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, v + 4 * i, 4);
+        params_detail::store_le32(dst, bits);
+        dst += 4;
+      }
+    }
+    CHECK(dst == reinterpret_cast<uint8_t*>(out) + m.output_length)
+        << "inference: wrote " << dst - reinterpret_cast<uint8_t*>(out) << " bytes, expected "
+        << m.output_length;
+    return;
+  }
   const bool int8 = m.output_type_size == 1;
   auto put = [&](int32_t v) {
     if (int8) {
