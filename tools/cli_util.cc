@@ -392,15 +392,25 @@ void select_backend(const std::string& name) {
 
 namespace {
 
-// An int8/int32 array of the input's shape from a .npy array of any supported dtype.
-NDArray npy_to_input(const TensorInfo& in, const NDArray& a, const std::string& file) {
+// An int8/int32 array of the input's shape from a .npy array of any supported dtype; float32
+// kept for a float model and for a quantized model.
+NDArray npy_to_input(const Model& model, const NDArray& a, const std::string& file) {
+  const TensorInfo& in = model.inputs().at(0);
   if (a.numel() != in.shape.numel()) {
     CVM_LOGIC_ERROR() << "input \"" << in.name << "\": " << file << " holds "
                       << shape_str(a.shape()) << " (" << a.numel() << " elements), the model "
                       << "expects " << shape_str(in.shape) << " (" << in.shape.numel()
                       << " elements)";
   }
-  if (a.dtype() == DataType::Int(8) || a.dtype() == DataType::Int(32)) {
+  if (in.dtype == DataType::Float(32)) {  // a float model takes float32 as it is
+    if (a.dtype() != DataType::Float(32)) {
+      CVM_LOGIC_ERROR() << "input \"" << in.name << "\": " << file << " holds " << a.dtype().name()
+                        << ", this float model takes float32";
+    }
+    return a.contiguous().reshape(in.shape);
+  }
+  if (a.dtype() == DataType::Int(8) || a.dtype() == DataType::Int(32) ||
+      (a.dtype() == DataType::Float(32) && is_quantized(model))) {
     return a.contiguous().reshape(in.shape);
   }
   NDArray out = NDArray::empty(in.shape, DataType::Int(32));
@@ -443,7 +453,7 @@ NDArray read_model_input(const Model& model, const std::string& spec) {
     }
   }
   const std::string bytes = read_file(file);
-  if (ends_with(file, ".npy")) return npy_to_input(in, parse_npy(bytes, file), file);
+  if (ends_with(file, ".npy")) return npy_to_input(model, parse_npy(bytes, file), file);
   const size_t need = model.input_length();
   if (bytes.size() != need) {
     CVM_LOGIC_ERROR() << "input \"" << in.name << "\": " << file << " is " << bytes.size()
@@ -452,12 +462,37 @@ NDArray read_model_input(const Model& model, const std::string& spec) {
                       << (model.input_type_size() == 1 ? "int8" : "int32")
                       << ", little-endian; use a .npy file for other layouts)";
   }
-  const DataType t = model.input_type_size() == 1 ? DataType::Int(8) : DataType::Int(32);
+  const DataType t = model.input_type_size() == 1 ? DataType::Int(8) : in.dtype;
   if (t == DataType::Int(8)) return NDArray::from_bytes(bytes.data(), need, in.shape, t);
-  NDArray out = NDArray::empty(in.shape, t);
-  int32_t* dst = out.mutable_data_as<int32_t>();
+  NDArray out = NDArray::empty(in.shape, t);  // int32 or float32: 4 bytes, little-endian
+  auto* dst = static_cast<uint8_t*>(out.mutable_data());
   for (int64_t i = 0; i < out.numel(); ++i) {
-    dst[i] = static_cast<int32_t>(read_le(bytes, static_cast<size_t>(i) * 4, 4));
+    const uint32_t bits = static_cast<uint32_t>(read_le(bytes, static_cast<size_t>(i) * 4, 4));
+    std::memcpy(dst + 4 * i, &bits, 4);
+  }
+  return out;
+}
+
+bool is_quantized(const Model& model) { return !model.metadata().quantization.empty(); }
+
+NDArray quantize_input(const Model& model, const NDArray& input) {
+  const TensorInfo& in = model.inputs().at(0);
+  CVM_CHECK(is_quantized(model) && input.dtype() == DataType::Float(32))
+      << "quantize_input: a quantized model's float32 input is required";
+  const double scale = model.metadata().quantization.inputs.at(0).scale;
+  const double bound = static_cast<double>((int64_t{1} << (in.precision - 1)) - 1);
+  const NDArray c = input.contiguous();
+  NDArray out = NDArray::empty(c.shape(), DataType::Int(32));
+  int32_t* dst = out.mutable_data_as<int32_t>();
+  for (int64_t i = 0; i < c.numel(); ++i) {
+    const float x = c.data_as<float>()[i];
+    if (std::isnan(x)) {
+      CVM_LOGIC_ERROR() << "input \"" << in.name << "\": NaN at flat index " << i
+                        << " cannot be quantized";
+    }
+    // As Session::set_input_float: std::round takes halves away from zero; clamp first.
+    const double r = std::round(static_cast<double>(x) * scale);
+    dst[i] = static_cast<int32_t>(std::min(std::max(r, -bound), bound));
   }
   return out;
 }
@@ -466,6 +501,14 @@ std::string input_bytes(const Model& model, const NDArray& input) {
   const NDArray c = input.contiguous();
   std::string out;
   out.reserve(model.input_length());
+  if (c.dtype() == DataType::Float(32)) {  // float models: the float32 bits, little-endian
+    for (int64_t i = 0; i < c.numel(); ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, c.data_as<float>() + i, 4);
+      for (int b = 0; b < 4; ++b) out += static_cast<char>((bits >> (8 * b)) & 0xFF);
+    }
+    return out;
+  }
   for (int64_t i = 0; i < c.numel(); ++i) {
     const int32_t v =
         c.dtype() == DataType::Int(8) ? c.data_as<int8_t>()[i] : c.data_as<int32_t>()[i];

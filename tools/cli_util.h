@@ -106,9 +106,17 @@ void select_backend(const std::string& name);
 // The model input from "--input data=FILE": FILE.npy (int8/int32/int64/float32 holding integers;
 // any shape with the input's element count) or raw bytes in the section 7 layout (anything else:
 // input_length() bytes, int8 or little-endian int32). An int8 or int32 array of the model input's
-// shape.
+// shape; float32 for a float model, and for a float32 .npy given to a quantized model (its
+// values are quantized by Session::set_input_float, not read as integers).
 NDArray read_model_input(const Model& model, const std::string& spec);
-// The section 7 input bytes of an int8/int32 input array (values clipped to the input type).
+// Whether the model carries quantization metadata (a float interface over its integers).
+bool is_quantized(const Model& model);
+// A quantized model's float32 input as the int32 values Session::set_input_float feeds
+// (clamp(round_half_away_from_zero(x * scale), +-(2^(p-1)-1)), in double), for the section 7
+// input bytes, which are integers. LogicError for NaN.
+NDArray quantize_input(const Model& model, const NDArray& input);
+// The section 7 input bytes of an int8/int32 input array (values clipped to the input type), or
+// of a float model's float32 input.
 std::string input_bytes(const Model& model, const NDArray& input);
 
 // ---- formatting ----

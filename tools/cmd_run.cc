@@ -1,7 +1,9 @@
 // cvmrt run: run a model on one input and print (or save) its outputs and its cost.
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -53,6 +55,29 @@ Section7 section7(Session& session, const Model& model, const NDArray& input) {
   return r;
 }
 
+// "precision 8" for a CVM model's tensors, "float32" for a float model's.
+std::string type_str(const TensorInfo& t) {
+  return t.precision > 0 ? "precision " + std::to_string(t.precision) : t.dtype.name();
+}
+
+// A scale as the shortest text that reads back as the same double ("64", "0.1").
+std::string scale_str(double v) {
+  char buf[40];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+// How --dequantize made output k's floats: "q / 32, then softmax (axis 1)".
+std::string dequantized_str(const QuantizedTensor& t) {
+  std::string s = "q / " + scale_str(t.scale);
+  if (t.tail == "softmax") s += ", then softmax (axis " + std::to_string(t.tail_axis) + ")";
+  if (t.tail == "sigmoid") s += ", then sigmoid";
+  return s;
+}
+
 std::string npy_path(const std::string& base, size_t k) {
   if (k == 0 || base == "-") return base;
   const std::string stem = ends_with(base, ".npy") ? base.substr(0, base.size() - 4) : base;
@@ -62,7 +87,19 @@ std::string npy_path(const std::string& base, size_t k) {
 nlohmann::json to_json(const NDArray& a) {
   const NDArray c = a.contiguous();
   nlohmann::json data = nlohmann::json::array();
-  for (int64_t i = 0; i < c.numel(); ++i) data.push_back(c.data_as<int32_t>()[i]);
+  for (int64_t i = 0; i < c.numel(); ++i) {
+    if (c.dtype() == DataType::Float(32)) {
+      const float v = c.data_as<float>()[i];
+      // JSON has no NaN or infinities: those are written as strings.
+      if (std::isfinite(v)) {
+        data.push_back(v);
+      } else {
+        data.push_back(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+      }
+    } else {
+      data.push_back(c.data_as<int32_t>()[i]);
+    }
+  }
   return data;
 }
 
@@ -72,7 +109,8 @@ int run_run(const std::vector<std::string>& words) {
              {"input", true, false, 'i'},
              {"output", true, false, 'o'},
              {"format", true, false, 'f'},
-             {"backend"}},
+             {"backend"},
+             {"dequantize", false}},
             1, 1);
   const std::string model_path = args.positional()[0];
   const std::string output = args.get("output");
@@ -94,17 +132,34 @@ int run_run(const std::vector<std::string>& words) {
   select_backend(args.get("backend"));
 
   std::shared_ptr<const Model> model = load_model(model_path, args.get("params"));
+  const bool dequantize = args.has("dequantize");
+  if (dequantize && !is_quantized(*model)) {
+    CVM_LOGIC_ERROR() << "--dequantize: " << model_path
+                      << " is not a quantized model (it has no quantization metadata)";
+  }
   const TensorInfo& in_info = model->inputs().at(0);
   const NDArray input = read_model_input(*model, args.get("input"));
+  // A float32 array for a quantized model: quantized by the session (set_input_float).
+  const bool quantized_input = is_quantized(*model) && input.dtype() == DataType::Float(32);
   Session session(model);
-  session.set_input(in_info.name, input);
+  if (quantized_input) {
+    session.set_input_float(in_info.name, input);
+  } else {
+    session.set_input(in_info.name, input);
+  }
   const auto start = std::chrono::steady_clock::now();
   session.run();
   const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
   std::vector<NDArray> outputs;
-  for (size_t k = 0; k < session.num_outputs(); ++k) outputs.push_back(session.output(k));
+  for (size_t k = 0; k < session.num_outputs(); ++k) {
+    outputs.push_back(dequantize ? session.output_float(k) : session.output(k));
+  }
   Section7 result;
-  if (!model->postprocess().empty()) result = section7(session, *model, input);
+  if (!model->postprocess().empty()) {
+    // The section 7 input is the integers, whatever the file held.
+    result = section7(session, *model, quantized_input ? quantize_input(*model, input) : input);
+  }
+  const Quantization& quant = model->metadata().quantization;
 
   const ModelCost cost = model->cost();
   // Data to stdout as npy: the summary goes to stderr so the bytes stay clean.
@@ -119,11 +174,17 @@ int run_run(const std::vector<std::string>& words) {
     doc["outputs"] = nlohmann::json::array();
     for (size_t k = 0; k < outputs.size(); ++k) {
       const TensorInfo& o = model->outputs()[k];
-      doc["outputs"].push_back({{"name", o.name},
-                                {"shape", o.shape.to_vector()},
-                                {"precision", o.precision},
-                                {"dtype", "int32"},
-                                {"data", to_json(outputs[k])}});
+      nlohmann::json out = {{"name", o.name},
+                            {"shape", o.shape.to_vector()},
+                            {"precision", o.precision},
+                            {"dtype", outputs[k].dtype().name()}};
+      if (dequantize) {
+        const QuantizedTensor& t = quant.outputs.at(k);
+        out["dequantized"] = {{"scale", t.scale}, {"tail", t.tail}};
+        if (t.tail == "softmax") out["dequantized"]["tail_axis"] = t.tail_axis;
+      }
+      out["data"] = to_json(outputs[k]);
+      doc["outputs"].push_back(std::move(out));
     }
     if (result.available) {
       doc["result"] = {{"type_size", result.type_size}, {"values", result.values}};
@@ -137,8 +198,9 @@ int run_run(const std::vector<std::string>& words) {
     std::ostringstream os;
     for (size_t k = 0; k < outputs.size(); ++k) {
       const TensorInfo& o = model->outputs()[k];
-      os << "output " << k << " \"" << o.name << "\": " << shape_str(o.shape) << " precision "
-         << o.precision << "\n  [" << values_str(outputs[k], kTextValues) << "]\n";
+      os << "output " << k << " \"" << o.name << "\": " << shape_str(o.shape) << " "
+         << (dequantize ? "float32 (" + dequantized_str(quant.outputs.at(k)) + ")" : type_str(o))
+         << "\n  [" << values_str(outputs[k], kTextValues) << "]\n";
     }
     if (output.empty() || output == "-") {
       summary << os.str();
@@ -150,8 +212,12 @@ int run_run(const std::vector<std::string>& words) {
           << " nodes"
           << (model->postprocess().empty() ? "" : ", postprocess \"" + model->postprocess() + "\"")
           << ")\n";
-  summary << "input:   \"" << in_info.name << "\" " << shape_str(in_info.shape) << " precision "
-          << in_info.precision << " from " << args.get("input") << "\n";
+  summary << "input:   \"" << in_info.name << "\" " << shape_str(in_info.shape) << " "
+          << type_str(in_info) << " from " << args.get("input")
+          << (quantized_input
+                  ? " (float32, quantized: round(x * " + scale_str(quant.inputs.at(0).scale) + "))"
+                  : "")
+          << "\n";
   if (format != "text" || (!output.empty() && output != "-")) {
     summary << "outputs: " << outputs.size() << " written to " << (output.empty() ? "-" : output)
             << (format == "npy" && outputs.size() > 1 ? " (output k > 0 in NAME_k.npy)" : "")
@@ -182,7 +248,7 @@ int run_run(const std::vector<std::string>& words) {
 const Command kRunCommand = {
     "run", "run a model on one input; print or save its outputs and its cost",
     "usage: cvmrt run MODEL [--params P] --input data=FILE [--output FILE|-]\n"
-    "                 [--format npy|json|text] [--backend B]\n"
+    "                 [--format npy|json|text] [--backend B] [--dequantize]\n"
     "\n"
     "Runs MODEL once and prints its outputs, the postprocess result and the cost.\n"
     "\n"
@@ -194,10 +260,16 @@ const Command kRunCommand = {
     "                     element count), or any other name: raw bytes in the CVM input layout\n"
     "                     (int8 when the input precision is <= 8, else little-endian int32).\n"
     "                     Values are clipped to the input's precision, as in CVM.\n"
+    "                     A float model takes float32 values as they are. A quantized model\n"
+    "                     (one with quantization metadata) takes a float32 .npy as floats:\n"
+    "                     each x is fed as round(x * scale) (halves away from zero), clamped\n"
+    "                     to the input's precision; an int8/int32 .npy is fed as integers.\n"
     "  -o, --output FILE  where the outputs go: FILE.npy (output k > 0 in FILE_k.npy), a .json\n"
     "                     or text file, or - for stdout (default: stdout, text)\n"
     "  -f, --format F     npy, json or text (default: from the --output name, else text)\n"
     "  --backend B        kernels to use: auto, scalar, simd, ... (see cvmrt info)\n"
+    "  --dequantize       quantized models: print and write the outputs as float32, q / scale,\n"
+    "                     then the output's tail (softmax or sigmoid) where it has one\n"
     "\n"
     "The summary (model, input, postprocess result, backend and time, cost = ops + mem) goes to\n"
     "stdout, or to stderr when npy data is written to stdout. For a model with a postprocess\n"
