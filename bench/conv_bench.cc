@@ -324,6 +324,7 @@ int main(int argc, char** argv) {
   const kernel::KernelEntry* scalar_dense = nullptr;
   for (size_t i = 0; i < kernel::kScalarBackend.count; ++i) {
     const kernel::KernelEntry& e = kernel::kScalarBackend.entries[i];
+    if (e.dtype != kernel::ElemType::kInt32) continue;  // the float32 ones are another contract
     if (std::strcmp(e.op, "conv2d") == 0) scalar_conv = &e;
     if (std::strcmp(e.op, "dense") == 0) scalar_dense = &e;
   }

@@ -74,6 +74,17 @@ void conv2d_i32(const KernelCall& call);      // Conv2dParams; inputs x, w[, bia
 void dense_i32(const KernelCall& call);       // no params; inputs x, w[, bias]
 void max_pool2d_i32(const KernelCall& call);  // MaxPool2dParams
 void upsampling_i32(const KernelCall& call);  // UpsamplingParams
+// ---- float32 nn (float_nn.cc): imported float models, order of docs/determinism.md ----
+void conv2d_f32(const KernelCall& call);      // Conv2dParams; inputs x, w[, bias]
+void dense_f32(const KernelCall& call);       // inputs x, w[, bias]; params unused
+void max_pool2d_f32(const KernelCall& call);  // MaxPool2dParams; padding cells take no part
+void avg_pool2d_f32(const KernelCall& call);  // AvgPool2dParams
+void relu_f32(const KernelCall& call);
+void leaky_relu_f32(const KernelCall& call);  // LeakyReluParams
+void clamp_f32(const KernelCall& call);       // ClampParams
+void sigmoid_f32(const KernelCall& call);
+void softmax_f32(const KernelCall& call);  // SoftmaxParams
+void pad_b32(const KernelCall& call);      // PadParams; any 32-bit element type
 // ---- vision (vision.cc) ----
 void get_valid_counts_i32(const KernelCall& call);     // GetValidCountsParams; 2 outputs
 void non_max_suppression_i32(const KernelCall& call);  // NmsParams

@@ -69,6 +69,18 @@ const KernelEntry kEntries[] = {
     {"dense", E::kInt32, "ref", s::dense_i32, kCpuNone},
     {"max_pool2d", E::kInt32, "ref", s::max_pool2d_i32, kCpuNone},
     {"upsampling", E::kInt32, "ref", s::upsampling_i32, kCpuNone},
+    // ---- float32 nn (float_nn.cc) ----
+    {"conv2d", E::kFloat32, "ref", s::conv2d_f32, kCpuNone},
+    {"dense", E::kFloat32, "ref", s::dense_f32, kCpuNone},
+    {"max_pool2d", E::kFloat32, "ref", s::max_pool2d_f32, kCpuNone},
+    {"relu", E::kFloat32, "ref", s::relu_f32, kCpuNone},
+    {"avg_pool2d", E::kFloat32, "ref", s::avg_pool2d_f32, kCpuNone},
+    {"leaky_relu", E::kFloat32, "ref", s::leaky_relu_f32, kCpuNone},
+    {"clamp", E::kFloat32, "ref", s::clamp_f32, kCpuNone},
+    {"sigmoid", E::kFloat32, "ref", s::sigmoid_f32, kCpuNone},
+    {"softmax", E::kFloat32, "ref", s::softmax_f32, kCpuNone},
+    {"pad", E::kFloat32, "ref", s::pad_b32, kCpuNone},
+    {"pad", E::kInt32, "ref", s::pad_b32, kCpuNone},
     // ---- vision (vision.cc) ----
     {"get_valid_counts", E::kInt32, "ref", s::get_valid_counts_i32, kCpuNone},
     {"non_max_suppression", E::kInt32, "ref", s::non_max_suppression_i32, kCpuNone},

@@ -51,7 +51,9 @@ class ClampOp : public ElementwiseOp {
       if (kind_ != ClampKind::kCvmClip) {
         a->params.shift = static_cast<int32_t>(r.get_int("shift_bit", std::nullopt, 1, 32));
       }
-      if (kind_ != ClampKind::kLeftShift) r.ignore("is_sign");
+      // is_sign (default true in the original) has no effect: every clip is symmetric. The
+      // original declares it for cvm_clip, cvm_right_shift and cvm_left_shift alike.
+      r.ignore("is_sign");
       a->params.hi = alpha(p);
       a->params.lo = -a->params.hi;
       a->precision = static_cast<int>(p);
@@ -86,9 +88,9 @@ void add_cvm_elementwise_ops(OpList& ops) {
   using S = ShapeRule;
   using D = DtypeRule;
   // negative is not in-place (quirk, spec section 3); abs and negative take any signed integer
-  // or float dtype, the others int32 only.
+  // or float dtype, relu int32 or float32 (float models), the others int32 only.
   static const ElementwiseOp kSimple[] = {
-      ElementwiseOp({"relu", "relu", 1, true, true, S::kSame, D::kInt32, precision_p0}),
+      ElementwiseOp({"relu", "relu", 1, true, true, S::kSame, D::kInt32OrFloat32, precision_p0}),
       ElementwiseOp({"abs", "abs", 1, true, true, S::kSame, D::kSignedOrFloat, precision_p0}),
       ElementwiseOp(
           {"negative", "negative", 1, true, false, S::kSame, D::kSignedOrFloat, precision_p0}),

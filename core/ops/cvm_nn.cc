@@ -1,5 +1,9 @@
 // Operator definitions of the cvm_nn family: conv2d, dense, max_pool2d, upsampling (spec §5, §6).
 //
+// conv2d, dense and max_pool2d also run on float32 arrays (imported float models), with the
+// same attributes and shapes and the evaluation order of docs/determinism.md; precision
+// inference stays int32-only.
+//
 // Integer attributes without a range in the spec use the default [0, 4096]; a stated bound
 // ("units >= 1", "dilation >= 1", "groups >= 1", "scale >= 1") replaces that default entirely
 // and the other end is the int32 limit. Window sizes (kernel_size, pool_size) must be >= 1.
@@ -68,6 +72,22 @@ int64_t padded(const OpDef& op, const Shape& s, int dim, int64_t pad) {
   VERIFY(s[dim] <= INT64_MAX - 2 * pad)
       << op_prefix(op) << "data shape " << s << " is too large to pad";
   return s[dim] + 2 * pad;
+}
+
+// conv2d, dense and max_pool2d run int32 (CVM) or float32 (imported float models): every input
+// of input 0's dtype, which the output takes. The kernel is chosen by that dtype too, so a
+// float32 call never meets an int32 kernel (nor its weight packer).
+std::vector<DataType> int32_or_float32(const OpDef& op, const std::vector<DataType>& in,
+                                       const std::vector<const char*>& names) {
+  const DataType t = in[0];
+  VERIFY(t == DataType::Int(32) || t == DataType::Float(32))
+      << op_prefix(op) << "input 0 must be int32 or float32, found " << t;
+  verify_same_dtype(op, in, names);
+  return {t};
+}
+
+kernel::KernelFn kernel_for(const OpDef& op, const NDArray& data) {
+  return find_kernel(op.name(), elem_type_of(data.dtype()), data.device());
 }
 
 // conv2d/dense precision (spec §5): p_x <= 8 and p_w <= 8; p_x + p_w + NB(terms), with a bias
@@ -153,7 +173,9 @@ class Conv2dOp : public OpDef {
     const int64_t groups = r.get_int("groups", 1, 1, INT32_MAX);
     get_fixed_string(r, "layout", "NCHW", {"NCHW"});
     get_fixed_string(r, "kernel_layout", "OIHW", {"OIHW"});
-    get_fixed_string(r, "out_layout", "", {"NCHW", ""});
+    // "__undef__" is the original runtime's default (the input layout): models written with
+    // their full attribute dicts carry it.
+    get_fixed_string(r, "out_layout", "", {"NCHW", "", "__undef__"});
     r.ignore("out_dtype");
     a->use_bias = r.get_bool("use_bias", true);
     r.finish();
@@ -194,6 +216,11 @@ class Conv2dOp : public OpDef {
                   out_extent(x, 3, p.pad_w, p.dilation_w, w[3], p.stride_w)}};
   }
 
+  std::vector<DataType> infer_dtypes(const OpAttrs&,
+                                     const std::vector<DataType>& in) const override {
+    return int32_or_float32(*this, in, {"data", "weight", "bias"});
+  }
+
   std::vector<int> infer_precisions(const OpAttrs&, const std::vector<Shape>& shapes,
                                     const std::vector<int>& p) const override {
     return {product_precision(*this, p, taps(shapes[1]))};
@@ -218,7 +245,7 @@ class Conv2dOp : public OpDef {
     KernelScratch scratch(inputs[0].device());
     kernel::Conv2dParams params = a.params;
     params.scratch = scratch.get();
-    const kernel::KernelFn fn = find_kernel("conv2d", kernel::ElemType::kInt32, inputs[0].device());
+    const kernel::KernelFn fn = kernel_for(*this, inputs[0]);
     run_kernel(fn, plain_views(outputs, inputs), 1, &params, fn == packed_for ? packed : nullptr);
   }
 
@@ -282,6 +309,11 @@ class DenseOp : public OpDef {
     return {Shape{x[0], a.units}};
   }
 
+  std::vector<DataType> infer_dtypes(const OpAttrs&,
+                                     const std::vector<DataType>& in) const override {
+    return int32_or_float32(*this, in, {"data", "weight", "bias"});
+  }
+
   std::vector<int> infer_precisions(const OpAttrs&, const std::vector<Shape>& shapes,
                                     const std::vector<int>& p) const override {
     return {product_precision(*this, p, shapes[1][1])};
@@ -304,7 +336,7 @@ class DenseOp : public OpDef {
                          const void* packed) const override {
     KernelScratch scratch(inputs[0].device());
     const kernel::DenseParams params{scratch.get()};
-    const kernel::KernelFn fn = find_kernel("dense", kernel::ElemType::kInt32, inputs[0].device());
+    const kernel::KernelFn fn = kernel_for(*this, inputs[0]);
     run_kernel(fn, plain_views(outputs, inputs), 1, &params, fn == packed_for ? packed : nullptr);
   }
 };
@@ -353,16 +385,22 @@ class MaxPool2dOp : public OpDef {
     return {p[0]};
   }
 
+  std::vector<DataType> infer_dtypes(const OpAttrs&,
+                                     const std::vector<DataType>& in) const override {
+    return int32_or_float32(*this, in, {"data"});
+  }
+
   int64_t cost_base(const OpAttrs& attrs, const std::vector<Shape>&) const override {
     const kernel::MaxPool2dParams& p = static_cast<const MaxPool2dAttrs&>(attrs).params;
     return p.pool_h * p.pool_w;
   }
 
+  // int32: padding cells are INT32_MIN; float32: they take no part (a window of padding only
+  // gives -inf) and a NaN in the window gives the canonical NaN.
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs) const override {
     const auto& a = static_cast<const MaxPool2dAttrs&>(attrs);
-    run_kernel(find_kernel("max_pool2d", kernel::ElemType::kInt32, inputs[0].device()),
-               plain_views(outputs, inputs), 1, &a.params);
+    run_kernel(kernel_for(*this, inputs[0]), plain_views(outputs, inputs), 1, &a.params);
   }
 
  private:
@@ -429,13 +467,19 @@ class UpsamplingOp : public OpDef {
 }  // namespace
 
 kernel::KernelFn current_kernel(const OpDef& op, const std::vector<NDArray>& inputs) {
-  return find_kernel(op.name(), kernel::ElemType::kInt32, inputs[0].device());
+  return kernel_for(op, inputs[0]);
 }
 
 PrepackedWeight prepack_weight(const OpDef& op, const OpAttrs& attrs,
                                const std::vector<NDArray>& inputs, kernel::KernelFn fn) {
   PrepackedWeight out;
   out.fn = fn;
+  // The packers take int32 weights only (they narrow them to int8/int16); a float32 call's
+  // kernel has no packer anyway, but never hand one anything else.
+  if (inputs.size() < 2 || inputs[0].dtype() != DataType::Int(32) ||
+      inputs[1].dtype() != DataType::Int(32)) {
+    return out;
+  }
   kernel::PrepackFn prepack = nullptr;
   for (const kernel::BackendTable* t : backend_tables()) {
     for (size_t i = 0; i < t->count && prepack == nullptr; ++i) {

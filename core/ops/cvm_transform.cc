@@ -2,7 +2,8 @@
 //
 // flatten, reshape, expand_dims, squeeze, transpose, strided_slice, concatenate, repeat, tile and
 // slice_like build NDArray views and copy them with copy_into (the "copy" kernel); no kernel of
-// their own. take, cvm_lut and where live in cvm_transform_index.cc.
+// their own. take, cvm_lut and where live in cvm_transform_index.cc. The first seven take any
+// one dtype (float models use them); the others stay int32.
 #include "cvm_transform.h"
 
 #include <algorithm>
@@ -73,12 +74,13 @@ class ViewOp : public TransformOp {
                        const Shape& out_shape) const = 0;
 };
 
-// The in-place ops (spec section 3): the output is input 0 in another shape.
+// The in-place ops (spec section 3): the output is input 0 in another shape. Any dtype.
 class ReshapeLikeOp : public ViewOp {
  public:
   bool inplace() const override { return true; }
 
  protected:
+  bool any_dtype() const override { return true; }
   NDArray view(const OpAttrs&, const std::vector<NDArray>& inputs,
                const Shape& out_shape) const override {
     return inputs[0].reshape(out_shape);
@@ -273,6 +275,7 @@ class SqueezeOp : public ReshapeLikeOp {
 class TransposeOp : public ViewOp {
  public:
   const char* name() const override { return "transpose"; }
+  bool any_dtype() const override { return true; }
   std::unique_ptr<OpAttrs> parse(const AttrMap& attrs) const override {
     return parse_axes(name(), attrs, "axes");
   }
@@ -316,6 +319,7 @@ struct StridedSliceAttrs : OpAttrs {
 class StridedSliceOp : public ViewOp {
  public:
   const char* name() const override { return "strided_slice"; }
+  bool any_dtype() const override { return true; }
   std::unique_ptr<OpAttrs> parse(const AttrMap& attrs) const override {
     AttrReader r(name(), attrs);
     auto a = std::make_unique<StridedSliceAttrs>();
@@ -398,6 +402,7 @@ struct AxisAttrs : OpAttrs {
 class ConcatenateOp : public TransformOp {
  public:
   const char* name() const override { return "concatenate"; }
+  bool any_dtype() const override { return true; }
   int num_inputs() const override { return -1; }
   std::unique_ptr<OpAttrs> parse(const AttrMap& attrs) const override {
     AttrReader r(name(), attrs);

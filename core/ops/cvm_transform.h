@@ -28,7 +28,7 @@ std::string tuple_str(const std::vector<int64_t>& v);
 NDArray output_as(const NDArray& out, const Shape& shape);
 
 // Base of the family: one input unless overridden, precision p0, cost base 1, int32 in and out
-// (the OpDef defaults), and the family's attribute-error helpers.
+// (the OpDef defaults) unless any_dtype(), and the family's attribute-error helpers.
 class TransformOp : public OpDef {
  public:
   int num_inputs() const override { return 1; }
@@ -36,8 +36,16 @@ class TransformOp : public OpDef {
                                     const std::vector<int>& precisions) const override {
     return {precisions.at(0)};
   }
+  // int32 (CVM) only; with any_dtype(), inputs of any one dtype, which the output takes.
+  std::vector<DataType> infer_dtypes(const OpAttrs& attrs,
+                                     const std::vector<DataType>& inputs) const override {
+    if (!any_dtype()) return OpDef::infer_dtypes(attrs, inputs);
+    return {verify_same_dtype(*this, inputs)};
+  }
 
  protected:
+  // Ops that only move elements through the dtype-blind copy kernel (float models use them).
+  virtual bool any_dtype() const { return false; }
   [[noreturn]] void fail_attr(const char* key, const std::string& expected,
                               const std::string& found) const {
     CVM_LOGIC_ERROR() << op_prefix(*this) << "attribute \"" << key << "\": expected " << expected

@@ -58,6 +58,14 @@ std::vector<DataType> ElementwiseOp::infer_dtypes(const OpAttrs& attrs,
                                                   const std::vector<DataType>& inputs) const {
   if (spec_.dtypes == DtypeRule::kInt32) return OpDef::infer_dtypes(attrs, inputs);
   const DataType t = inputs[0];
+  if (spec_.dtypes == DtypeRule::kInt32OrFloat32 || spec_.dtypes == DtypeRule::kFloat32) {
+    const bool int32_ok = spec_.dtypes == DtypeRule::kInt32OrFloat32;
+    VERIFY(t == DataType::Float(32) || (int32_ok && t == DataType::Int(32)))
+        << op_prefix(*this) << "input 0 must be " << (int32_ok ? "int32 or float32" : "float32")
+        << ", found " << t;
+    verify_same_dtype(*this, inputs);
+    return {t};
+  }
   for (size_t i = 1; i < inputs.size(); ++i) {
     VERIFY(inputs[i] == t) << op_prefix(*this) << "dtypes differ (" << t << " vs " << inputs[i]
                            << ")";

@@ -10,10 +10,12 @@ namespace ops {
 
 // Which input dtypes an op accepts, and the dtype of its output.
 enum class DtypeRule {
-  kInt32,          // CVM: int32 in, int32 out
-  kSignedOrFloat,  // one signed integer or float input, same dtype out (negative, abs)
-  kNumeric,        // inputs of one numeric (not bool) dtype, same dtype out
-  kAnyToBool,      // inputs of one dtype, bool included; bool out (comparisons)
+  kInt32,           // CVM: int32 in, int32 out
+  kInt32OrFloat32,  // CVM int32, or float32 in and out for imported float models (relu)
+  kFloat32,         // float32 in, float32 out (the float model ops of float_nn.cc)
+  kSignedOrFloat,   // one signed integer or float input, same dtype out (negative, abs)
+  kNumeric,         // inputs of one numeric (not bool) dtype, same dtype out
+  kAnyToBool,       // inputs of one dtype, bool included; bool out (comparisons)
 };
 
 // How the input shapes combine into the output shape (unary ops: the input's shape).

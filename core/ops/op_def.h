@@ -81,6 +81,11 @@ const std::vector<const OpDef*>& all_ops();
 std::string op_prefix(const OpDef& op);
 // LogicError unless every input is int32 (CVM ops).
 void verify_int32_inputs(const OpDef& op, const std::vector<DataType>& inputs);
+// The dtype of input 0, after checking that every input has it: a LogicError names the first
+// that differs, `op "conv2d": expected every input float32 like data, found weight int32`.
+// names[i] names input i ("input i" past the end of `names`).
+DataType verify_same_dtype(const OpDef& op, const std::vector<DataType>& inputs,
+                           const std::vector<const char*>& names = {});
 
 }  // namespace ops
 }  // namespace cvm
@@ -100,6 +105,7 @@ void add_cvm_transform_ops(OpList& ops);    // cvm_transform.cc
 void add_array_elementwise_ops(OpList& ops);  // array_elementwise.cc
 void add_array_reduce_ops(OpList& ops);       // array_reduce.cc
 void add_array_linalg_ops(OpList& ops);       // array_linalg.cc (matmul, cast)
+void add_float_nn_ops(OpList& ops);           // float_nn.cc (float32 ops of imported models)
 
 }  // namespace ops
 }  // namespace cvm

@@ -21,6 +21,7 @@ struct OpRegistry {
     add_array_elementwise_ops(list);
     add_array_reduce_ops(list);
     add_array_linalg_ops(list);
+    add_float_nn_ops(list);
     for (const OpDef* op : list) {
       bool fresh = by_name.emplace(op->name(), op).second;
       CHECK(fresh) << "operator \"" << op->name() << "\" registered twice";
@@ -65,6 +66,20 @@ void verify_int32_inputs(const OpDef& op, const std::vector<DataType>& inputs) {
     VERIFY(inputs[i] == DataType::Int(32))
         << op_prefix(op) << "input " << i << " must be int32, found " << inputs[i];
   }
+}
+
+DataType verify_same_dtype(const OpDef& op, const std::vector<DataType>& inputs,
+                           const std::vector<const char*>& names) {
+  CHECK(!inputs.empty()) << op_prefix(op) << "no inputs";
+  auto name = [&](size_t i) {
+    return i < names.size() ? std::string(names[i]) : "input " + std::to_string(i);
+  };
+  const DataType t = inputs[0];
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    VERIFY(inputs[i] == t) << op_prefix(op) << "expected every input " << t << " like " << name(0)
+                           << ", found " << name(i) << " " << inputs[i];
+  }
+  return t;
 }
 
 std::vector<DataType> OpDef::infer_dtypes(const OpAttrs&, const std::vector<DataType>& inputs) const {

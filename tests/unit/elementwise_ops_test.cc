@@ -184,6 +184,21 @@ TEST_CASE("cvm_left_shift: wrapping shifts, 31 and 32, then the clamp", "[ops][e
         std::vector<int64_t>{4, 7, -4, -7, 0});
 }
 
+TEST_CASE("cvm_left_shift accepts and ignores is_sign, as the original runtime does",
+          "[ops][elementwise]") {
+  // The original declares is_sign (default true) for cvm_left_shift as for cvm_clip and
+  // cvm_right_shift; models that carry it must load. Every clip is symmetric whatever its value.
+  const NDArray x = i32({1, 2, -1, -2, 0});
+  for (const char* v : {"True", "False", "1", "0"}) {
+    INFO("is_sign = " << v);
+    CHECK(ints(run1("cvm_left_shift", {x},
+                    {{"precision", "4"}, {"shift_bit", "2"}, {"is_sign", v}})) ==
+          std::vector<int64_t>{4, 7, -4, -7, 0});
+    CHECK(precision("cvm_left_shift", {3},
+                    {{"precision", "4"}, {"shift_bit", "2"}, {"is_sign", v}}) == 4);
+  }
+}
+
 TEST_CASE("cvm_precision, relu, abs, negative: hand-computed", "[ops][elementwise]") {
   CHECK(ints(run1("cvm_precision", {i32({0, 1, -1, 2, 3, 4, -255, 256, kMax, kMin, -kMax})})) ==
         std::vector<int64_t>{1, 1, 1, 2, 2, 3, 8, 9, 31, 32, 31});
@@ -347,7 +362,7 @@ TEST_CASE("elementwise ops reject bad arity, dtypes, attributes and ranges", "[o
                       Contains("expected 1 input precision(s), got 0"));
   // dtypes
   REQUIRE_THROWS_WITH(run1("relu", {i8}),
-                      Contains("op \"relu\": input 0 must be int32, found int8"));
+                      Contains("op \"relu\": input 0 must be int32 or float32, found int8"));
   REQUIRE_THROWS_WITH(run1("elemwise_add", {x, i8}), Contains("input 1 must be int32, found int8"));
   REQUIRE_THROWS_WITH(run1("broadcast_div", {NDArray::zeros({3}, DataType::Float(32)), x}),
                       Contains("op \"broadcast_div\": input 0 must be int32, found float32"));
@@ -370,8 +385,8 @@ TEST_CASE("elementwise ops reject bad arity, dtypes, attributes and ranges", "[o
   REQUIRE_THROWS_WITH(run1("broadcast_add", {x, x}, {{"axis", "1"}}),
                       Contains("unknown attribute"));
   REQUIRE_THROWS_WITH(
-      run1("cvm_left_shift", {x}, {{"precision", "8"}, {"shift_bit", "1"}, {"is_sign", "true"}}),
-      Contains("op \"cvm_left_shift\": unknown attribute \"is_sign\""));
+      run1("cvm_left_shift", {x}, {{"precision", "8"}, {"shift_bit", "1"}, {"sign", "true"}}),
+      Contains("op \"cvm_left_shift\": unknown attribute \"sign\""));
   CHECK_NOTHROW(run1("relu", {x}, {{"__shape__", "(3,)"}}));
   REQUIRE_THROWS_WITH(run1("cvm_clip", {x}),
                       Contains("op \"cvm_clip\": attribute \"precision\": expected an integer in "

@@ -154,7 +154,8 @@ void check_prepacked(const Kernel& k, const NDArray& w, const void* params, bool
   REQUIRE(test::bit_equal(got, want));
 }
 
-// Every SIMD conv2d or dense kernel this CPU can run, and the AMX one with emulated tiles.
+// Every SIMD int32 conv2d or dense kernel this CPU can run, and the AMX one with emulated
+// tiles (the float32 entries have their own parity test, float_parity_test.cc).
 std::vector<Kernel> gemm_kernels(const char* op) {
   std::vector<Kernel> found;
 #ifdef CVMRT_HAVE_BACKEND_SIMD
@@ -163,7 +164,7 @@ std::vector<Kernel> gemm_kernels(const char* op) {
   const uint32_t vnni = kernel::kCpuAvx512f | kernel::kCpuAvx512bw | kernel::kCpuAvx512vnni;
   for (size_t i = 0; i < simd.count; ++i) {
     const kernel::KernelEntry& e = simd.entries[i];
-    if (std::strcmp(op, e.op) != 0) continue;
+    if (std::strcmp(op, e.op) != 0 || e.dtype != kernel::ElemType::kInt32) continue;
     if ((have & e.required_features) == e.required_features) {
       found.push_back({e.variant, e.fn, e.prepack});
     } else {
