@@ -10,6 +10,11 @@ packages=(
   emscripten chromium
   # The ONNX Runtime comparison models of bench/run_benchmarks.sh.
   python3-onnx
+  # The ONNX importer (import/) and `cvmrt import`.
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  # Real data and models: Fashion-MNIST (the main job and the accuracy test), numpy for its
+  # scripts (Debian's /usr/bin/python3), scikit-image's public-domain/CC0 photos (BlazeFace).
+  dataset-fashion-mnist python3-numpy python3-skimage
 )
 # Node.js >= 18 with npm runs the package's tests; a machine that has none gets Debian's.
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)

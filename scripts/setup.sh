@@ -6,6 +6,5 @@ bash scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"
 mkdir -p build/demo && ./build/tools/cvmrt demo build/demo
-# The main job: run the example LeNet-shaped int8 CVM model and print its output and cost.
-./build/tools/cvmrt run examples/models/lenet.json --params examples/models/lenet.params \
-  --input data=examples/models/lenet_input.npy
+# The main job: quantize the Fashion-MNIST CNN and classify the 10,000 test images in int8.
+bash scripts/main_job.sh build

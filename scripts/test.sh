@@ -11,6 +11,10 @@ export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/cvmrt-ccache}"
 # Paths inside the checkout hash relative to it, so clones in other folders share the cache.
 export CCACHE_BASEDIR="$PWD"
 
+# ONNX Runtime (npm onnxruntime-node, CPU) for the real-model accuracy test; its install step
+# would otherwise try to download a CUDA add-on, which the CPU library does not need.
+(cd bench/ort && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund)
+
 echo "== release build"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCVMRT_WERROR=ON
 cmake --build build -j"$jobs"
@@ -38,5 +42,4 @@ echo "== WebAssembly builds (Catch2 suite under node) and the npm package"
 
 echo "== main job"
 mkdir -p build/demo && ./build/tools/cvmrt demo build/demo
-./build/tools/cvmrt run examples/models/lenet.json --params examples/models/lenet.params \
-  --input data=examples/models/lenet_input.npy
+bash scripts/main_job.sh build

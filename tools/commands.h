@@ -27,6 +27,9 @@ extern const Command kInspectCommand;
 extern const Command kConvertCommand;
 extern const Command kBenchCommand;
 extern const Command kVerifyCommand;
+extern const Command kEvalCommand;
+extern const Command kImportCommand;    // built with ONNX only (CVMRT_HAVE_ONNX_IMPORT)
+extern const Command kQuantizeCommand;  // likewise
 
 }  // namespace cli
 }  // namespace cvm

@@ -18,7 +18,10 @@ using cvm::cli::Command;
 const Command* const kCommands[] = {
     &cvm::cli::kRunCommand,    &cvm::cli::kInspectCommand, &cvm::cli::kConvertCommand,
     &cvm::cli::kBenchCommand,  &cvm::cli::kVerifyCommand,  &cvm::cli::kInfoCommand,
-    &cvm::cli::kParamsCommand, &cvm::cli::kDemoCommand,
+    &cvm::cli::kParamsCommand, &cvm::cli::kDemoCommand,  &cvm::cli::kEvalCommand,
+#ifdef CVMRT_HAVE_ONNX_IMPORT
+    &cvm::cli::kImportCommand, &cvm::cli::kQuantizeCommand,
+#endif
 };
 
 const Command* find_command(const std::string& name) {

@@ -1,0 +1,57 @@
+// The quantizer: turns a float32 model (an imported ONNX model) into a CVM int8 model whose
+// float interface is described by its quantization metadata (docs/quantization.md).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cvm/model.h"
+#include "cvm/ndarray.h"
+
+namespace cvm {
+namespace quant {
+
+struct QuantizeOptions {
+  // Weights of conv2d and dense: one power-of-two scale per output channel (true) or one per
+  // weight tensor.
+  bool per_channel = true;
+  // Bits of the outputs of the model (the heads): more than the 8 of the activations keeps the
+  // resolution of logits, scores and box coordinates.
+  int output_precision = 16;
+  // Largest spread, in bits, between the per-channel weight scales of one layer (bounded by
+  // the 32-bit precision budget of the requantization; see docs/quantization.md).
+  int max_channel_spread = 11;
+  ModelLimits limits;
+};
+
+// What calibration found for one float tensor and the scale chosen for it.
+struct TensorScale {
+  std::string node;    // the float model's node
+  std::string op;      // its operator
+  double max_abs = 0;  // the largest |value| over the calibration batch
+  int exponent = 0;    // the tensor is represented as q / 2^exponent
+  int precision = 0;   // bits of q
+};
+
+struct QuantizeReport {
+  int64_t calibration_samples = 0;
+  std::vector<TensorScale> tensors;  // one per float node output that got an integer form
+};
+
+// Quantizes `float_model` (a float graph) with the calibration batch `calibration` (float32:
+// N x the input's shape without its batch dimension of 1, or N x the full input shape). Runs
+// the float model on every sample to find each tensor's range, then builds a CVM graph of the
+// 37 CVM operators only: int8 weights with power-of-two scales, int32 biases, activations of
+// at most 8 bits with shifts from the calibration statistics. Softmax and sigmoid are allowed
+// only at the model's end, where they become the outputs' float tail. LogicError naming the
+// node for anything without a CVM form.
+std::shared_ptr<const Model> quantize(const Model& float_model, const NDArray& calibration,
+                                      const QuantizeOptions& options = {},
+                                      QuantizeReport* report = nullptr);
+
+// Round half away from zero (the rounding of every quantized value).
+double round_half_away(double x);
+
+}  // namespace quant
+}  // namespace cvm

@@ -1,0 +1,706 @@
+// The quantizer: calibrates a float model on a batch and rebuilds it as a CVM graph with
+// power-of-two scales (docs/quantization.md explains the method and its limits).
+#include "cvm/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "cvm/check.h"
+#include "cvm/model_builder.h"
+
+namespace cvm {
+namespace quant {
+
+double round_half_away(double x) { return x < 0 ? -std::floor(-x + 0.5) : std::floor(x + 0.5); }
+
+namespace {
+
+using Entry = ModelBuilder::Entry;
+
+constexpr int kActivationBits = 8;
+constexpr int kMinExponent = -30, kMaxExponent = 30;
+
+int64_t alpha(int bits) { return (int64_t{1} << (bits - 1)) - 1; }
+
+// The largest exponent k with max_abs * 2^k <= bound (values then fit the bound); 0 for zeros.
+int exponent_for(double max_abs, int64_t bound) {
+  if (!(max_abs > 0) || !std::isfinite(max_abs)) return 0;
+  int k = static_cast<int>(std::floor(std::log2(static_cast<double>(bound) / max_abs)));
+  while (std::ldexp(max_abs, k) > static_cast<double>(bound)) --k;  // log2 rounding
+  return std::clamp(k, kMinExponent, kMaxExponent);
+}
+
+std::string tuple_str(const Shape& s) {
+  std::string out = "(";
+  for (int i = 0; i < s.ndim(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.ndim() == 1 ? ",)" : ")");
+}
+
+std::vector<float> float_values(const NDArray& a) {
+  const NDArray c = a.contiguous();
+  return std::vector<float>(c.data_as<float>(), c.data_as<float>() + c.numel());
+}
+
+NDArray int_array(const Shape& shape, const std::vector<int32_t>& v, DataType dtype) {
+  NDArray out = NDArray::empty(shape, dtype);
+  if (dtype == DataType::Int(8)) {
+    int8_t* d = out.mutable_data_as<int8_t>();
+    for (size_t i = 0; i < v.size(); ++i) d[i] = static_cast<int8_t>(v[i]);
+  } else {
+    out.copy_from_bytes(v.data(), v.size() * 4);
+  }
+  return out;
+}
+
+// An integer tensor of the CVM graph standing for a float tensor: value = q / 2^k.
+struct QTensor {
+  Entry e;
+  int k;
+};
+
+class Quantizer {
+ public:
+  Quantizer(const Model& fm, const QuantizeOptions& opts)
+      : fm_(fm), opts_(opts), nodes_(fm.nodes()), fparams_(fm.params()) {
+    VERIFY(fm.inputs().at(0).dtype == DataType::Float(32))
+        << "quantize: the model is not a float model (its input is "
+        << fm.inputs()[0].dtype << ")";
+    size_t entries = 0;
+    for (const NodeInfo& n : nodes_) entries = std::max<size_t>(entries, n.first_entry +
+                                                                         n.output_shapes.size());
+    max_abs_.assign(entries, 0.0);
+    q_.resize(entries);
+    node_of_.assign(entries, 0);
+    consumers_.assign(entries, 0);
+    for (size_t nid = 0; nid < nodes_.size(); ++nid) {
+      for (size_t k = 0; k < nodes_[nid].output_shapes.size(); ++k) {
+        node_of_[nodes_[nid].first_entry + k] = nid;
+      }
+      for (uint32_t e : nodes_[nid].input_entries) ++consumers_[e];
+    }
+    for (const NodeInfo& n : nodes_) {
+      if (n.op == "null" && n.name == "data") data_entry_ = n.first_entry;
+      if (n.op == "softmax" || n.op == "sigmoid") wide_.insert(n.input_entries.at(0));
+    }
+    for (const TensorInfo& out : fm.outputs()) {
+      for (size_t nid = 0; nid < nodes_.size(); ++nid) {
+        if (nodes_[nid].name == out.name) heads_.push_back(nodes_[nid].first_entry);
+      }
+    }
+    CHECK(heads_.size() == fm.outputs().size()) << "quantize: outputs not found";
+  }
+
+  void calibrate(const NDArray& calib, QuantizeReport* report);
+  std::shared_ptr<const Model> build(QuantizeReport* report);
+
+ private:
+  // ---- float side ----
+  const NodeInfo& node(uint32_t nid) const { return nodes_[nid]; }
+  bool is_constant(uint32_t e) const {
+    const NodeInfo& n = nodes_[node_of_[e]];
+    return n.op == "null" && n.name != "data";
+  }
+  NDArray constant(uint32_t nid_for_error, uint32_t e) const {
+    VERIFY(is_constant(e)) << where(nid_for_error) << "input entry " << e
+                           << " must be a constant (a param) to be quantized";
+    return fparams_.at(nodes_[node_of_[e]].name);
+  }
+  std::string where(uint32_t nid) const {
+    return "quantize: node " + std::to_string(nid) + " \"" + nodes_[nid].name + "\" (" +
+           nodes_[nid].op + "): ";
+  }
+  // ---- integer side ----
+  QTensor input_of(uint32_t nid, size_t i) const {
+    const uint32_t e = node(nid).input_entries.at(i);
+    VERIFY(q_[e].has_value()) << where(nid) << "input " << i
+                              << " has no integer form (a constant where an activation is "
+                                 "expected, or an unsupported producer)";
+    return *q_[e];
+  }
+  int precision(const QTensor& t) const { return b_.precision(t.e); }
+  std::string fresh(const std::string& base) {
+    std::string name = base;
+    for (int i = 2; used_names_.count(name); ++i) name = base + "_" + std::to_string(i);
+    used_names_.insert(name);
+    return name;
+  }
+  Entry add(const std::string& op, const std::string& name, const std::vector<Entry>& in,
+            const AttrMap& attrs = {}) {
+    return b_.add1(op, fresh(name), in, attrs);
+  }
+  Entry constant_int(const std::string& name, const Shape& shape, const std::vector<int32_t>& v,
+                     bool int8) {
+    return b_.constant(fresh(name), int_array(shape, v, int8 ? DataType::Int(8) : DataType::Int(32)));
+  }
+  // `t` shifted from exponent t.k to `k` (k <= t.k: a rounding right shift; equal: a clip),
+  // clamped to `bits`.
+  QTensor rescale(const QTensor& t, int k, int bits, const std::string& name) {
+    const int shift = t.k - k;
+    CHECK(shift >= 0) << "quantize: left shift requested";
+    if (shift == 0 && precision(t) <= bits) return t;
+    const int s = std::min(shift, 32);
+    const Entry e =
+        s == 0 ? add("cvm_clip", name, {t.e}, {{"precision", std::to_string(bits)}})
+               : add("cvm_right_shift", name, {t.e},
+                     {{"precision", std::to_string(bits)}, {"shift_bit", std::to_string(s)}});
+    return {e, t.k - s};
+  }
+  // The calibrated exponent of float entry `e` for values of `bits` bits.
+  int calibrated(uint32_t e, int bits) const { return exponent_for(max_abs_[e], alpha(bits)); }
+  bool is_head(uint32_t e) const {
+    return std::find(heads_.begin(), heads_.end(), e) != heads_.end();
+  }
+  // The bits an op's output gets: the heads and the inputs of a float tail keep
+  // output_precision.
+  int out_bits(uint32_t e) const {
+    return is_head(e) || wide_.count(e) ? opts_.output_precision : kActivationBits;
+  }
+  // `t` (the integer form of float entry `e`, at any precision) requantized to its calibrated
+  // scale with out_bits(e) bits, named `name`.
+  QTensor finish(const QTensor& t, uint32_t e, const std::string& name) {
+    const int bits = out_bits(e);
+    const int k = std::min(t.k, calibrated(e, bits));
+    QTensor r = rescale(t, k, bits, name);
+    if (r.e == t.e && is_head(e)) {
+      // A head is named after its float node: an in-place reshape to the same shape renames it.
+      r.e = add("reshape", name, {t.e}, {{"shape", tuple_str(b_.shape(t.e))}});
+    }
+    return r;
+  }
+  // An activation for conv2d/dense: at most 8 bits.
+  QTensor narrow(const QTensor& t, uint32_t e, const std::string& name) {
+    if (precision(t) <= kActivationBits) return t;
+    return rescale(t, std::min(t.k, calibrated(e, kActivationBits)), kActivationBits, name);
+  }
+  // Several tensors brought to one exponent (the smallest), for add/sub/concatenate.
+  std::vector<QTensor> align(const std::vector<QTensor>& ts, const std::string& name) {
+    int k = ts[0].k, bits = 0;
+    for (const QTensor& t : ts) {
+      k = std::min(k, t.k);
+      bits = std::max(bits, precision(t));
+    }
+    std::vector<QTensor> out;
+    for (size_t i = 0; i < ts.size(); ++i) {
+      out.push_back(ts[i].k == k ? ts[i] : rescale(ts[i], k, bits, name + "_align" + std::to_string(i)));
+    }
+    return out;
+  }
+  // A float constant quantized at exponent k into int32 (values checked to fit `bits`).
+  Entry constant_at(const NDArray& c, int k, int bits, const std::string& name) {
+    std::vector<int32_t> v;
+    for (float f : float_values(c)) {
+      const double q = round_half_away(std::ldexp(static_cast<double>(f), k));
+      const double lim = static_cast<double>(alpha(bits));
+      v.push_back(static_cast<int32_t>(std::clamp(q, -lim, lim)));
+    }
+    return constant_int(name, c.shape(), v, false);
+  }
+
+  void quantize_node(uint32_t nid);
+  void conv_or_dense(uint32_t nid);
+  void pool_average(uint32_t nid, const QTensor& sum, int64_t count);
+  void add_sub(uint32_t nid);
+  void mul_div(uint32_t nid);
+  void pad(uint32_t nid);
+
+  const Model& fm_;
+  const QuantizeOptions& opts_;
+  const std::vector<NodeInfo>& nodes_;
+  ParamDict fparams_;
+  std::vector<double> max_abs_;
+  std::vector<std::optional<QTensor>> q_;
+  std::vector<uint32_t> node_of_;
+  std::vector<int> consumers_;
+  std::vector<uint32_t> heads_;
+  uint32_t data_entry_ = 0;
+  std::set<uint32_t> wide_;  // entries that keep output_precision bits: the heads' logits
+  std::vector<std::pair<uint32_t, std::string>> tails_;  // head entry -> "softmax:axis" etc.
+  ModelBuilder b_;
+  std::set<std::string> used_names_;
+  QuantizeReport local_report_;
+};
+
+void Quantizer::calibrate(const NDArray& calib, QuantizeReport* report) {
+  const TensorInfo& in = fm_.inputs()[0];
+  VERIFY(calib.dtype() == DataType::Float(32))
+      << "quantize: the calibration batch must be float32, found " << calib.dtype();
+  const Shape& cs = calib.shape();
+  Shape sample = in.shape;
+  int64_t n = 0;
+  if (cs.ndim() == in.shape.ndim() + 1 && Shape(cs.data() + 1, cs.ndim() - 1) == in.shape) {
+    n = cs[0];
+  } else if (cs.ndim() == in.shape.ndim() && in.shape[0] == 1 &&
+             Shape(cs.data() + 1, cs.ndim() - 1) == Shape(in.shape.data() + 1, in.shape.ndim() - 1)) {
+    n = cs[0];
+  } else {
+    CVM_LOGIC_ERROR() << "quantize: calibration batch shape " << cs << " does not match the input "
+                      << in.shape << " (expected N x " << in.shape
+                      << ", or N x the shape without its batch dimension of 1)";
+  }
+  VERIFY(n >= 1) << "quantize: the calibration batch is empty";
+
+  // A probe: the same float graph with every operator output as a model output.
+  ModelBuilder pb;
+  std::vector<Entry> map(max_abs_.size(), 0);
+  std::vector<uint32_t> probed;
+  for (uint32_t nid = 0; nid < nodes_.size(); ++nid) {
+    const NodeInfo& nd = nodes_[nid];
+    if (nd.op == "null") {
+      map[nd.first_entry] = nd.name == "data" ? pb.input(in.shape, in.dtype)
+                                              : pb.constant(nd.name, fparams_.at(nd.name));
+      continue;
+    }
+    std::vector<Entry> ins;
+    for (uint32_t e : nd.input_entries) ins.push_back(map[e]);
+    std::vector<Entry> outs = pb.add(nd.op, nd.name, ins, nd.attrs);
+    for (size_t k = 0; k < outs.size(); ++k) {
+      map[nd.first_entry + k] = outs[k];
+      probed.push_back(nd.first_entry + static_cast<uint32_t>(k));
+    }
+  }
+  std::vector<Entry> outs;
+  for (uint32_t e : probed) outs.push_back(map[e]);
+  pb.set_outputs(outs);
+  ModelOptions po;
+  po.limits = opts_.limits;
+  std::shared_ptr<const Model> probe = pb.build(po);
+  Session s(probe);
+  const NDArray batch = calib.contiguous();
+  const int64_t per = in.shape.numel();
+  const uint32_t data_entry = data_entry_;
+  for (int64_t i = 0; i < n; ++i) {
+    NDArray x = NDArray::from_bytes(batch.data_as<float>() + i * per,
+                                    static_cast<size_t>(per) * 4, in.shape, in.dtype);
+    for (float v : float_values(x)) {
+      VERIFY(std::isfinite(v)) << "quantize: calibration sample " << i
+                               << " holds a value that is not finite";
+      max_abs_[data_entry] = std::max(max_abs_[data_entry], std::fabs(static_cast<double>(v)));
+    }
+    s.set_input("data", x);
+    s.run();
+    for (size_t j = 0; j < probed.size(); ++j) {
+      const NDArray o = s.output(j);
+      if (o.dtype() != DataType::Float(32)) continue;
+      double& m = max_abs_[probed[j]];
+      for (float v : float_values(o)) {
+        if (std::isfinite(v)) m = std::max(m, std::fabs(static_cast<double>(v)));
+      }
+    }
+  }
+  if (report) report->calibration_samples = n;
+}
+
+void Quantizer::conv_or_dense(uint32_t nid) {
+  const NodeInfo& nd = node(nid);
+  const bool conv = nd.op == "conv2d";
+  const uint32_t out_e = nd.first_entry;
+  QTensor x = narrow(input_of(nid, 0), nd.input_entries[0], nd.name + "_in");
+  const NDArray w = constant(nid, nd.input_entries.at(1));
+  VERIFY(w.dtype() == DataType::Float(32)) << where(nid) << "weight must be float32";
+  const bool bias = nd.input_entries.size() > 2;
+  const int64_t channels = w.shape()[0];
+  const int64_t per_channel = w.numel() / channels;
+  const std::vector<float> wv = float_values(w);
+  std::vector<double> ch_max(static_cast<size_t>(channels), 0.0);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t i = 0; i < per_channel; ++i) {
+      ch_max[c] = std::max(ch_max[c], std::fabs(static_cast<double>(wv[c * per_channel + i])));
+    }
+  }
+  const double all_max = *std::max_element(ch_max.begin(), ch_max.end());
+  const int k_tensor = exponent_for(all_max, alpha(kActivationBits));
+  const int bits = out_bits(out_e);
+  // The channel alignment needs (bits + spread) + (spread + 2) <= 32 bits.
+  const int spread = std::min(opts_.max_channel_spread, (30 - bits) / 2);
+  std::vector<int> kw(static_cast<size_t>(channels), k_tensor);
+  if (opts_.per_channel) {
+    for (int64_t c = 0; c < channels; ++c) {
+      kw[c] = ch_max[c] > 0 ? exponent_for(ch_max[c], alpha(kActivationBits)) : k_tensor;
+      kw[c] = std::min(kw[c], k_tensor + spread);
+    }
+  }
+  std::vector<int32_t> wq(wv.size());
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t i = 0; i < per_channel; ++i) {
+      const double q = round_half_away(std::ldexp(static_cast<double>(wv[c * per_channel + i]), kw[c]));
+      wq[c * per_channel + i] = static_cast<int32_t>(std::clamp(q, -127.0, 127.0));
+    }
+  }
+  std::vector<Entry> ins = {x.e, constant_int(nd.name + "_weight", w.shape(), wq, true)};
+  if (bias) {
+    const std::vector<float> bv = float_values(constant(nid, nd.input_entries[2]));
+    std::vector<int32_t> bq(bv.size());
+    for (int64_t c = 0; c < channels; ++c) {
+      const double q = round_half_away(std::ldexp(static_cast<double>(bv[c]), x.k + kw[c]));
+      VERIFY(std::fabs(q) < 1073741823.0)
+          << where(nid) << "bias of channel " << c << " does not fit 31 bits at scale 2^"
+          << x.k + kw[c];
+      bq[c] = static_cast<int32_t>(q);
+    }
+    ins.push_back(constant_int(nd.name + "_bias", Shape{channels}, bq, false));
+  }
+  const Entry acc = add(nd.op, nd.name + "_acc", ins, nd.attrs);
+  // Per channel the accumulator has exponent x.k + kw[c]; bring every channel to one exponent.
+  const int kmin_w = *std::min_element(kw.begin(), kw.end());
+  const int ky = std::min(calibrated(out_e, bits), x.k + kmin_w);
+  std::vector<int> shift(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) shift[c] = x.k + kw[c] - ky;
+  const int smin = *std::min_element(shift.begin(), shift.end());
+  const int rmax = *std::max_element(shift.begin(), shift.end()) - smin;
+  QTensor t{acc, x.k + kmin_w};
+  if (rmax == 0) {
+    q_[out_e] = finish(t, out_e, nd.name);
+    return;
+  }
+  // Shift by the common part, scale each channel up to the finest exponent, shift the rest.
+  t = rescale(t, t.k - smin, bits + rmax, nd.name + "_shift");
+  std::vector<int32_t> mult(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) mult[c] = int32_t{1} << (rmax - (shift[c] - smin));
+  const Shape mshape = conv ? Shape{channels, 1, 1} : Shape{channels};
+  const Entry m = constant_int(nd.name + "_align", mshape, mult, false);
+  const Entry aligned = add("broadcast_mul", nd.name + "_channels", {t.e, m});
+  q_[out_e] = finish(QTensor{aligned, t.k + rmax}, out_e, nd.name);
+}
+
+// A sum of `count` values turned into their mean (an exponent change for a power of two, else
+// a multiplication by round(2^s / count)), then requantized.
+void Quantizer::pool_average(uint32_t nid, const QTensor& sum, int64_t count) {
+  const NodeInfo& nd = node(nid);
+  const uint32_t out_e = nd.first_entry;
+  if ((count & (count - 1)) == 0) {
+    int log2 = 0;
+    while ((int64_t{1} << log2) < count) ++log2;
+    q_[out_e] = finish(QTensor{sum.e, sum.k + log2}, out_e, nd.name);
+    return;
+  }
+  const int room = 31 - precision(sum);
+  VERIFY(room >= 8) << where(nid) << "the sum of " << count << " values has precision "
+                    << precision(sum) << ": too wide to divide exactly enough";
+  const int s = room - 1;
+  const int64_t m = static_cast<int64_t>(round_half_away(std::ldexp(1.0, s) / count));
+  const Entry mc = constant_int(nd.name + "_inv_count", Shape{1}, {static_cast<int32_t>(m)}, false);
+  const Entry prod = add("broadcast_mul", nd.name + "_mean", {sum.e, mc});
+  q_[out_e] = finish(QTensor{prod, sum.k + s}, out_e, nd.name);
+}
+
+void Quantizer::add_sub(uint32_t nid) {
+  const NodeInfo& nd = node(nid);
+  const uint32_t a_e = nd.input_entries.at(0), b_e = nd.input_entries.at(1);
+  const bool sub = nd.op == "sub";
+  const uint32_t out_e = nd.first_entry;
+  QTensor r;
+  if (is_constant(a_e) || is_constant(b_e)) {
+    VERIFY(!(is_constant(a_e) && is_constant(b_e))) << where(nid) << "two constants";
+    const bool a_const = is_constant(a_e);
+    const QTensor x = input_of(nid, a_const ? 1 : 0);
+    const Entry c = constant_at(constant(nid, a_const ? a_e : b_e), x.k, 31,
+                                nd.name + "_const");
+    std::vector<Entry> ins = a_const ? std::vector<Entry>{c, x.e} : std::vector<Entry>{x.e, c};
+    r = {add(sub ? "broadcast_sub" : "broadcast_add", nd.name + "_sum", ins), x.k};
+  } else {
+    std::vector<QTensor> ab = align({input_of(nid, 0), input_of(nid, 1)}, nd.name);
+    const bool same = b_.shape(ab[0].e) == b_.shape(ab[1].e);
+    const std::string op = same ? (sub ? "elemwise_sub" : "elemwise_add")
+                                : (sub ? "broadcast_sub" : "broadcast_add");
+    r = {add(op, nd.name + "_sum", {ab[0].e, ab[1].e}), ab[0].k};
+  }
+  q_[out_e] = finish(r, out_e, nd.name);
+}
+
+void Quantizer::mul_div(uint32_t nid) {
+  const NodeInfo& nd = node(nid);
+  const uint32_t a_e = nd.input_entries.at(0), b_e = nd.input_entries.at(1);
+  const uint32_t out_e = nd.first_entry;
+  const bool div = nd.op == "div";
+  QTensor r;
+  if (is_constant(b_e) || (!div && is_constant(a_e))) {
+    const bool a_const = !is_constant(b_e);
+    const QTensor x = narrow(input_of(nid, a_const ? 1 : 0), a_const ? b_e : a_e, nd.name + "_in");
+    NDArray c = constant(nid, a_const ? a_e : b_e).contiguous();
+    if (div) {
+      NDArray inv = NDArray::empty(c.shape(), DataType::Float(32));
+      for (int64_t i = 0; i < c.numel(); ++i) {
+        const float v = c.data_as<float>()[i];
+        VERIFY(v != 0) << where(nid) << "division by a constant 0";
+        inv.mutable_data_as<float>()[i] = static_cast<float>(1.0 / v);
+      }
+      c = inv;
+    }
+    double cmax = 0;
+    for (float v : float_values(c)) cmax = std::max(cmax, std::fabs(static_cast<double>(v)));
+    const int kc = exponent_for(cmax, alpha(kActivationBits));
+    const Entry ce = constant_at(c, kc, kActivationBits, nd.name + "_const");
+    r = {add("broadcast_mul", nd.name + "_prod", {x.e, ce}), x.k + kc};
+  } else {
+    VERIFY(!div) << where(nid) << "division by a tensor has no CVM form";
+    const QTensor a = narrow(input_of(nid, 0), a_e, nd.name + "_a");
+    const QTensor b = narrow(input_of(nid, 1), b_e, nd.name + "_b");
+    r = {add("broadcast_mul", nd.name + "_prod", {a.e, b.e}), a.k + b.k};
+  }
+  q_[out_e] = finish(r, out_e, nd.name);
+}
+
+// Constant padding as concatenations with constant blocks, axis by axis.
+void Quantizer::pad(uint32_t nid) {
+  const NodeInfo& nd = node(nid);
+  QTensor x = input_of(nid, 0);
+  const Shape in_shape = b_.shape(x.e);
+  const int nd_dims = in_shape.ndim();
+  std::vector<int64_t> pads;
+  {
+    std::string text = nd.attrs.at("pads");
+    for (char& ch : text) {
+      if (ch == '(' || ch == ')' || ch == '[' || ch == ']' || ch == ',') ch = ' ';
+    }
+    std::istringstream is(text);
+    for (int64_t v; is >> v;) pads.push_back(v);
+  }
+  VERIFY(static_cast<int>(pads.size()) == 2 * nd_dims) << where(nid) << "bad pads";
+  double value = 0;
+  if (nd.attrs.count("value")) {
+    const std::string v = nd.attrs.at("value");
+    value = v == "-inf" ? -INFINITY : v == "inf" ? INFINITY : std::stod(v);
+  }
+  const int bits = precision(x);
+  const double lim = static_cast<double>(alpha(bits));
+  const double qv = std::isinf(value) ? (value < 0 ? -lim : lim)
+                                      : std::clamp(round_half_away(std::ldexp(value, x.k)), -lim, lim);
+  Entry cur = x.e;
+  for (int axis = 0; axis < nd_dims; ++axis) {
+    const int64_t before = pads[axis], after = pads[axis + nd_dims];
+    if (before == 0 && after == 0) continue;
+    std::vector<Entry> parts;
+    Shape s = b_.shape(cur);
+    auto block = [&](int64_t len, const char* side) {
+      Shape bs = s;
+      bs[axis] = len;
+      return constant_int(nd.name + "_" + side + std::to_string(axis), bs,
+                          std::vector<int32_t>(static_cast<size_t>(bs.numel()),
+                                               static_cast<int32_t>(qv)),
+                          false);
+    };
+    if (before > 0) parts.push_back(block(before, "before"));
+    parts.push_back(cur);
+    if (after > 0) parts.push_back(block(after, "after"));
+    cur = add("concatenate", nd.name + "_axis" + std::to_string(axis), parts,
+              {{"axis", std::to_string(axis)}});
+  }
+  q_[nd.first_entry] = QTensor{cur, x.k};
+}
+
+void Quantizer::quantize_node(uint32_t nid) {
+  const NodeInfo& nd = node(nid);
+  const std::string& op = nd.op;
+  const uint32_t out_e = nd.first_entry;
+  if (op == "conv2d" || op == "dense") return conv_or_dense(nid);
+  if (op == "relu" || op == "max_pool2d" || op == "flatten" || op == "reshape" ||
+      op == "transpose" || op == "squeeze" || op == "expand_dims" || op == "strided_slice") {
+    const QTensor x = input_of(nid, 0);
+    if (!is_head(out_e)) {
+      q_[out_e] = QTensor{add(op, nd.name, {x.e}, nd.attrs), x.k};
+      return;
+    }
+    q_[out_e] = finish(QTensor{add(op, nd.name + "_op", {x.e}, nd.attrs), x.k}, out_e, nd.name);
+    return;
+  }
+  if (op == "add" || op == "sub") return add_sub(nid);
+  if (op == "mul" || op == "div") return mul_div(nid);
+  if (op == "pad") return pad(nid);
+  if (op == "concatenate") {
+    // Activations meet at their smallest exponent; constants are quantized at it.
+    std::vector<QTensor> acts;
+    for (size_t i = 0; i < nd.input_entries.size(); ++i) {
+      if (!is_constant(nd.input_entries[i])) acts.push_back(input_of(nid, i));
+    }
+    VERIFY(!acts.empty()) << where(nid) << "concatenating only constants";
+    acts = align(acts, nd.name);
+    const int k = acts[0].k;
+    int bits = 0;
+    for (const QTensor& t : acts) bits = std::max(bits, precision(t));
+    std::vector<Entry> es;
+    size_t next = 0;
+    for (size_t i = 0; i < nd.input_entries.size(); ++i) {
+      const uint32_t e = nd.input_entries[i];
+      es.push_back(is_constant(e) ? constant_at(constant(nid, e), k, bits,
+                                                nd.name + "_const" + std::to_string(i))
+                                  : acts[next++].e);
+    }
+    q_[out_e] = QTensor{add("concatenate", nd.name, es, nd.attrs), k};
+    return;
+  }
+  if (op == "clamp") {
+    const QTensor x = input_of(nid, 0);
+    const double lim = static_cast<double>(alpha(precision(x)));
+    auto bound = [&](const char* key, double fallback) {
+      if (!nd.attrs.count(key)) return fallback;
+      const std::string v = nd.attrs.at(key);
+      if (v == "inf") return lim;
+      if (v == "-inf") return -lim;
+      return std::clamp(round_half_away(std::ldexp(std::stod(v), x.k)), -lim, lim);
+    };
+    const double lo = bound("a_min", -lim), hi = bound("a_max", lim);
+    VERIFY(lo < hi) << where(nid) << "the clamp range is empty at scale 2^" << x.k;
+    q_[out_e] = finish(QTensor{add("clip", nd.name + "_clip", {x.e},
+                                   {{"a_min", std::to_string(static_cast<int64_t>(lo))},
+                                    {"a_max", std::to_string(static_cast<int64_t>(hi))}}),
+                               x.k},
+                       out_e, nd.name);
+    return;
+  }
+  if (op == "leaky_relu") {
+    const QTensor x = narrow(input_of(nid, 0), nd.input_entries[0], nd.name + "_in");
+    const double a = nd.attrs.count("alpha") ? std::stod(nd.attrs.at("alpha")) : 0.01;
+    VERIFY(a >= 0 && a <= 1) << where(nid) << "alpha " << a << " outside [0, 1]";
+    const int s = 8;
+    const int32_t m = static_cast<int32_t>(round_half_away(std::ldexp(a, s)));
+    const Entry mc = constant_int(nd.name + "_alpha", Shape{1}, {m}, false);
+    const Entry prod = add("broadcast_mul", nd.name + "_scaled", {x.e, mc});
+    const Entry neg = add("cvm_right_shift", nd.name + "_neg", {prod},
+                          {{"precision", std::to_string(precision(x))}, {"shift_bit", "8"}});
+    q_[out_e] = finish(QTensor{add("broadcast_max", nd.name + "_max", {x.e, neg}), x.k}, out_e,
+                       nd.name);
+    return;
+  }
+  if (op == "avg_pool2d") {
+    const QTensor x = narrow(input_of(nid, 0), nd.input_entries[0], nd.name + "_in");
+    const Shape xs = b_.shape(x.e);
+    // Shape logic of the float op is trusted; only windows that always hold kh*kw cells map
+    // to a sum by an all-ones depthwise conv2d.
+    std::vector<int64_t> ps;
+    auto tuple = [](const std::string& text) {
+      std::vector<int64_t> v;
+      std::string t = text;
+      for (char& ch : t) {
+        if (ch == '(' || ch == ')' || ch == '[' || ch == ']' || ch == ',') ch = ' ';
+      }
+      std::istringstream is(t);
+      for (int64_t n; is >> n;) v.push_back(n);
+      return v;
+    };
+    const std::vector<int64_t> pool = tuple(nd.attrs.at("pool_size"));
+    if (nd.attrs.count("padding")) ps = tuple(nd.attrs.at("padding"));
+    const bool include_pad = nd.attrs.count("count_include_pad") &&
+                             (nd.attrs.at("count_include_pad") == "True" ||
+                              nd.attrs.at("count_include_pad") == "true" ||
+                              nd.attrs.at("count_include_pad") == "1");
+    bool no_pad = true;
+    for (int64_t p : ps) no_pad = no_pad && p == 0;
+    VERIFY(no_pad || (include_pad && (ps.size() <= 2 || (ps[0] == ps[2] && ps[1] == ps[3]))))
+        << where(nid) << "average pooling with padding is quantized only with "
+                         "count_include_pad and symmetric padding";
+    const Shape ys = nd.output_shapes[0];
+    const int64_t ph = ps.empty() ? 0 : ps[0], pw = ps.empty() ? 0 : (ps.size() == 1 ? ps[0] : ps[1]);
+    AttrMap attrs = {{"channels", std::to_string(xs[1])},
+                     {"kernel_size", "(" + std::to_string(pool[0]) + ", " + std::to_string(pool[1]) + ")"},
+                     {"padding", "(" + std::to_string(ph) + ", " + std::to_string(pw) + ")"},
+                     {"groups", std::to_string(xs[1])},
+                     {"use_bias", "False"}};
+    if (nd.attrs.count("strides")) attrs["strides"] = nd.attrs.at("strides");
+    const Entry ones = constant_int(nd.name + "_ones", Shape{xs[1], 1, pool[0], pool[1]},
+                                    std::vector<int32_t>(static_cast<size_t>(xs[1] * pool[0] * pool[1]), 1),
+                                    true);
+    const Entry sum = add("conv2d", nd.name + "_sum", {x.e, ones}, attrs);
+    VERIFY(b_.shape(sum) == ys) << where(nid) << "ceil_mode windows are not quantized";
+    return pool_average(nid, QTensor{sum, x.k}, pool[0] * pool[1]);
+  }
+  if (op == "reduce_mean") {
+    const QTensor x = input_of(nid, 0);
+    AttrMap attrs;
+    if (nd.attrs.count("axis")) attrs["axis"] = nd.attrs.at("axis");
+    if (nd.attrs.count("keepdims")) attrs["keepdims"] = nd.attrs.at("keepdims");
+    const Entry sum = add("sum", nd.name + "_sum", {x.e}, attrs);
+    const int64_t count = b_.shape(x.e).numel() / b_.shape(sum).numel();
+    return pool_average(nid, QTensor{sum, x.k}, count);
+  }
+  if (op == "softmax" || op == "sigmoid") {
+    VERIFY(is_head(out_e) && consumers_[out_e] == 0)
+        << where(nid) << op << " has no exact CVM form: it is allowed only as the last "
+                              "operator of a model output (its float tail)";
+    const uint32_t in_e = nd.input_entries[0];
+    QTensor x = input_of(nid, 0);
+    // The logits keep output_precision bits; the head is renamed to the float output's name.
+    QTensor r = rescale(x, std::min(x.k, calibrated(in_e, opts_.output_precision)),
+                        opts_.output_precision, nd.name + "_logits");
+    r.e = add("reshape", nd.name, {r.e}, {{"shape", tuple_str(b_.shape(r.e))}});
+    q_[out_e] = r;
+    std::string tail = op;
+    if (op == "softmax") {
+      tail += ":" + (nd.attrs.count("axis") ? nd.attrs.at("axis") : std::string("-1"));
+    }
+    tails_.push_back({out_e, tail});
+    return;
+  }
+  CVM_LOGIC_ERROR() << where(nid) << "operator \"" << op << "\" has no CVM int8 form";
+}
+
+std::shared_ptr<const Model> Quantizer::build(QuantizeReport* report) {
+  const TensorInfo& in = fm_.inputs()[0];
+  for (uint32_t nid = 0; nid < nodes_.size(); ++nid) {
+    const NodeInfo& nd = nodes_[nid];
+    if (nd.op == "null") {
+      if (nd.name == "data") {
+        const int k = calibrated(nd.first_entry, kActivationBits);
+        q_[nd.first_entry] = QTensor{b_.input(in.shape, DataType::Int(32), kActivationBits), k};
+        used_names_.insert("data");
+      }
+      continue;
+    }
+    quantize_node(nid);
+  }
+  std::vector<Entry> outs;
+  Quantization quant;
+  const QTensor& qin = *q_[data_entry_];
+  quant.inputs.push_back({"data", std::ldexp(1.0, qin.k), kActivationBits, "", -1});
+  for (size_t i = 0; i < heads_.size(); ++i) {
+    const uint32_t h = heads_[i];
+    VERIFY(q_[h].has_value()) << "quantize: output " << i << " has no integer form";
+    outs.push_back(q_[h]->e);
+    QuantizedTensor t{fm_.outputs()[i].name, std::ldexp(1.0, q_[h]->k), 0, "", -1};
+    for (const auto& [e, tail] : tails_) {
+      if (e != h) continue;
+      const size_t colon = tail.find(':');
+      t.tail = tail.substr(0, colon);
+      if (colon != std::string::npos) t.tail_axis = std::stoi(tail.substr(colon + 1));
+    }
+    quant.outputs.push_back(t);
+  }
+  b_.set_outputs(outs);
+  ModelOptions mo;
+  mo.limits = opts_.limits;
+  mo.metadata = fm_.metadata();
+  mo.metadata.description = "quantized to CVM int8 (" +
+                            std::string(opts_.per_channel ? "per-channel" : "per-tensor") +
+                            " power-of-two weight scales) from: " + fm_.metadata().description;
+  mo.metadata.quantization = quant;
+  if (report) {
+    for (uint32_t nid = 0; nid < nodes_.size(); ++nid) {
+      const NodeInfo& nd = nodes_[nid];
+      const uint32_t e = nd.first_entry;
+      if (nd.op == "null" && nd.name != "data") continue;
+      if (!q_[e].has_value()) continue;
+      report->tensors.push_back(
+          {nd.name, nd.op, max_abs_[e], q_[e]->k, b_.precision(q_[e]->e)});
+    }
+  }
+  return b_.build(mo);
+}
+
+}  // namespace
+
+std::shared_ptr<const Model> quantize(const Model& float_model, const NDArray& calibration,
+                                      const QuantizeOptions& options, QuantizeReport* report) {
+  VERIFY(options.output_precision >= 8 && options.output_precision <= 24)
+      << "quantize: output precision " << options.output_precision << " outside [8, 24]";
+  VERIFY(options.max_channel_spread >= 0 && options.max_channel_spread <= 11)
+      << "quantize: max_channel_spread " << options.max_channel_spread << " outside [0, 11]";
+  Quantizer q(float_model, options);
+  q.calibrate(calibration, report);
+  return q.build(report);
+}
+
+}  // namespace quant
+}  // namespace cvm
