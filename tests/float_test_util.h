@@ -1,10 +1,11 @@
-// Catch2 helpers for the float32 operator tests: float arrays, element bits, special values.
+// Catch2 helpers for the float32 operator tests: float inputs, element bits, special values.
 #pragma once
 
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,19 @@ inline uint32_t bits_of(float f) {
   return u;
 }
 
-// A float32 array of `shape` holding `v` (row-major; sizes must agree).
-inline NDArray f32(const Shape& shape, const std::vector<float>& v) {
-  REQUIRE(static_cast<int64_t>(v.size()) == shape.numel());
-  return NDArray::from_bytes(v.data(), v.size() * 4, shape, DataType::Float(32));
+// n floats start, start + 1, ... (exact below 2^24).
+inline std::vector<float> iota(int64_t n, float start = 1) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = start + static_cast<float>(i);
+  return v;
+}
+
+// n floats drawn uniformly from [lo, hi).
+inline std::vector<float> uniform(std::mt19937& rng, int64_t n, float lo = -1, float hi = 1) {
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float& e : v) e = d(rng);
+  return v;
 }
 
 // Row-major element bits of a float32 array (any strides), or of a list of floats.

@@ -1,5 +1,5 @@
-// Catch2 helpers shared by the operator tests: int32 arrays from literals, their values back, and
-// a check that an expression throws a cvm::LogicError with a matching message.
+// Catch2 helpers shared by the operator tests: the values of integer arrays, and a check that an
+// expression throws a cvm::LogicError with a matching message.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -19,12 +19,6 @@
 
 namespace cvm {
 namespace test {
-
-// An int32 array of `shape` holding `v` (row-major; sizes must agree).
-inline NDArray i32(const Shape& shape, const std::vector<int32_t>& v) {
-  REQUIRE(static_cast<int64_t>(v.size()) == shape.numel());
-  return NDArray::from_bytes(v.data(), v.size() * 4, shape, DataType::Int(32));
-}
 
 // The values of an integer array in row-major order, as int32.
 inline std::vector<int32_t> vals(const NDArray& a) {

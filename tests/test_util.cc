@@ -5,12 +5,27 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 
 #include "float16.h"
 #include "kernel_abi.h"
 
 namespace cvm {
 namespace test {
+
+NDArray f32(const Shape& shape, const std::vector<float>& v) {
+  return NDArray::from_bytes(v.data(), v.size() * sizeof(float), shape, DataType::Float(32));
+}
+
+NDArray i32(const Shape& shape, const std::vector<int32_t>& v) {
+  return NDArray::from_bytes(v.data(), v.size() * sizeof(int32_t), shape, DataType::Int(32));
+}
+
+std::vector<float> floats(const NDArray& a) {
+  if (a.dtype() != DataType::Float(32)) throw std::invalid_argument("floats: not a float32 array");
+  const NDArray c = a.contiguous();
+  return std::vector<float>(c.data_as<float>(), c.data_as<float>() + c.numel());
+}
 
 NDArray random_array(const Shape& shape, DataType dtype, uint64_t seed) {
   NDArray a = NDArray::empty(shape, dtype);

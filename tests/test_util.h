@@ -1,4 +1,4 @@
-// Helpers shared by the unit tests: seeded random arrays and element access by flat index.
+// Helpers shared by the unit tests: arrays from values, seeded random arrays, element access.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,13 @@ NDArray random_array(const Shape& shape, DataType dtype, uint64_t seed);
 // A contiguous int32 array of seeded random values in [lo, hi], with lo and hi themselves
 // sprinkled in more often (1 in 16 each), so kernels meet the bounds of their value ranges.
 NDArray random_in(const Shape& shape, int32_t lo, int32_t hi, uint64_t seed);
+
+// Contiguous CPU arrays of `shape` holding `v` (row-major); LogicError unless the sizes agree.
+NDArray f32(const Shape& shape, const std::vector<float>& v);
+NDArray i32(const Shape& shape, const std::vector<int32_t>& v);
+
+// The values of a float32 array (any strides), row-major; std::invalid_argument for another dtype.
+std::vector<float> floats(const NDArray& a);
 
 // Row-major element i of any (strided) array as raw bytes.
 std::vector<uint8_t> element_bytes(const NDArray& a, int64_t i);

@@ -3,8 +3,10 @@
 // conv2d, dense, max_pool2d, relu, avg_pool2d, leaky_relu, clamp, sigmoid, softmax and pad; their
 // order is spelled out in docs/determinism.md.
 //
-// The loops below are the contract: each output's float operations run in exactly this order, each
-// rounded once (no FMA: -ffp-contract=off), and a NaN result is written as the canonical NaN.
+// The loops below, and conv2d and dense in nn_loops.h (shared with the int32 kernels) with the
+// arithmetic of SequentialFloat32, are the contract: each output's float operations run in exactly
+// this order, each rounded once (no FMA: -ffp-contract=off), and a NaN result is written as the
+// canonical NaN.
 // Faster kernels vectorise across independent outputs, never inside one output's order.
 #include "params/float_nn.h"
 
@@ -17,6 +19,7 @@
 #include "convert.h"
 #include "elementwise_map.h"
 #include "float_math.h"
+#include "nn_loops.h"
 #include "params/nn.h"
 #include "scalar_kernels.h"
 
@@ -25,34 +28,20 @@ namespace kernel {
 namespace scalar {
 namespace {
 
-// Element [i0, ...] of a float32 view; views carry element strides, so any layout works.
-inline const float* at(const TensorView& v, int64_t i0) {
-  return static_cast<const float*>(v.data) + i0 * v.strides[0];
-}
-inline const float* at(const TensorView& v, int64_t i0, int64_t i1) {
-  return static_cast<const float*>(v.data) + i0 * v.strides[0] + i1 * v.strides[1];
-}
-inline const float* at(const TensorView& v, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
-  return at(v, i0, i1) + i2 * v.strides[2] + i3 * v.strides[3];
-}
-inline float* out_at(const TensorView& v, int64_t i0, int64_t i1) {
-  return const_cast<float*>(at(v, i0, i1));
-}
-inline float* out_at(const TensorView& v, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
-  return const_cast<float*>(at(v, i0, i1, i2, i3));
-}
-
 // The value to store: NaN becomes the canonical NaN, whatever NaN the arithmetic produced.
 inline float result(float v) { return std::isnan(v) ? canonical_nan<float>() : v; }
 
-// Taps t in [*lo, *hi) of a window starting at `start` with step `dilation` over `taps` taps that
-// land inside [0, extent); the other taps lie in the padding.
-void taps_inside(int64_t start, int64_t dilation, int64_t taps, int64_t extent, int64_t* lo,
-                 int64_t* hi) {
-  *lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
-  *hi = start >= extent ? 0 : std::min(taps, (extent - start + dilation - 1) / dilation);
-  if (*hi < *lo) *hi = *lo;
-}
+// float32 arithmetic of conv2d and dense: sequential sums, each product and each sum rounded once.
+struct SequentialFloat32 {
+  using Elem = float;
+  using Acc = float;
+  static float mac(float acc, float a, float b) {
+    const float product = a * b;
+    return acc + product;
+  }
+  static float add(float acc, float b) { return acc + b; }
+  static float store(float acc) { return result(acc); }
+};
 
 // Cells of [start, start + size) inside [lo, hi).
 inline int64_t overlap(int64_t start, int64_t size, int64_t lo, int64_t hi) {
@@ -87,98 +76,28 @@ void for_each_index(const TensorView& out, const TensorView& in, int skip, Body&
 
 }  // namespace
 
-void conv2d_f32(const KernelCall& call) {
-  const auto& p = *static_cast<const Conv2dParams*>(call.params);
-  const TensorView& x = call.inputs[0];
-  const TensorView& w = call.inputs[1];
-  const TensorView* bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
-  const TensorView& y = call.outputs[0];
-  const int64_t batch = y.shape[0], out_c = y.shape[1], out_h = y.shape[2], out_w = y.shape[3];
-  const int64_t in_h = x.shape[2], in_w = x.shape[3];
-  const int64_t group_c = w.shape[1], kernel_h = w.shape[2], kernel_w = w.shape[3];
-  if (out_c == 0) return;
-  const int64_t out_per_group = out_c / p.groups;
-  for (int64_t n = 0; n < batch; ++n) {
-    for (int64_t oc = 0; oc < out_c; ++oc) {
-      const int64_t ic0 = oc / out_per_group * group_c;  // first input channel of oc's group
-      for (int64_t oh = 0; oh < out_h; ++oh) {
-        const int64_t h0 = oh * p.stride_h - p.pad_h;
-        int64_t kh_lo, kh_hi;
-        taps_inside(h0, p.dilation_h, kernel_h, in_h, &kh_lo, &kh_hi);
-        for (int64_t ow = 0; ow < out_w; ++ow) {
-          const int64_t w0 = ow * p.stride_w - p.pad_w;
-          int64_t kw_lo, kw_hi;
-          taps_inside(w0, p.dilation_w, kernel_w, in_w, &kw_lo, &kw_hi);
-          // ic, then kh, then kw ascending; padding taps are skipped, not added as 0 * w.
-          float acc = 0.0f;
-          for (int64_t c = 0; c < group_c; ++c) {
-            for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-              const int64_t ih = h0 + kh * p.dilation_h;
-              for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
-                const int64_t iw = w0 + kw * p.dilation_w;
-                const float product = *at(x, n, ic0 + c, ih, iw) * *at(w, oc, c, kh, kw);
-                acc = acc + product;
-              }
-            }
-          }
-          if (bias != nullptr) acc = acc + *at(*bias, oc);
-          *out_at(y, n, oc, oh, ow) = result(acc);
-        }
-      }
-    }
-  }
-}
+void conv2d_f32(const KernelCall& call) { conv2d_nchw<SequentialFloat32>(call); }
 
-void dense_f32(const KernelCall& call) {
-  const TensorView& x = call.inputs[0];
-  const TensorView& w = call.inputs[1];
-  const TensorView* bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
-  const TensorView& y = call.outputs[0];
-  const int64_t rows = y.shape[0], units = y.shape[1], depth = x.shape[1];
-  for (int64_t m = 0; m < rows; ++m) {
-    for (int64_t u = 0; u < units; ++u) {
-      float acc = 0.0f;
-      for (int64_t k = 0; k < depth; ++k) {
-        const float product = *at(x, m, k) * *at(w, u, k);
-        acc = acc + product;
-      }
-      if (bias != nullptr) acc = acc + *at(*bias, u);
-      *out_at(y, m, u) = result(acc);
-    }
-  }
-}
+void dense_f32(const KernelCall& call) { dense_rows<SequentialFloat32>(call); }
 
 void max_pool2d_f32(const KernelCall& call) {
   const auto& p = *static_cast<const MaxPool2dParams*>(call.params);
   const TensorView& x = call.inputs[0];
   const TensorView& y = call.outputs[0];
-  const int64_t in_h = x.shape[2], in_w = x.shape[3];
-  for (int64_t n = 0; n < y.shape[0]; ++n) {
-    for (int64_t c = 0; c < y.shape[1]; ++c) {
-      for (int64_t oh = 0; oh < y.shape[2]; ++oh) {
-        const int64_t h0 = oh * p.stride_h - p.pad_h;
-        int64_t kh_lo, kh_hi;
-        taps_inside(h0, 1, p.pool_h, in_h, &kh_lo, &kh_hi);
-        for (int64_t ow = 0; ow < y.shape[3]; ++ow) {
-          const int64_t w0 = ow * p.stride_w - p.pad_w;
-          int64_t kw_lo, kw_hi;
-          taps_inside(w0, 1, p.pool_w, in_w, &kw_lo, &kw_hi);
-          // Padding cells take no part; the first of equal values wins (strictly greater replaces),
-          // so the result is an input element unless a NaN is present.
-          float best = -std::numeric_limits<float>::infinity();
-          bool nan = false;
-          for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-            for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
-              const float v = *at(x, n, c, h0 + kh, w0 + kw);
-              nan = nan || std::isnan(v);
-              if (v > best) best = v;
-            }
-          }
-          *out_at(y, n, c, oh, ow) = nan ? canonical_nan<float>() : best;
-        }
+  for_each_pool_window(x, y, p, [&](const PoolWindow& win) {
+    // Padding cells take no part; the first of equal values wins (strictly greater replaces), so
+    // the result is an input element unless a NaN is present.
+    float best = -std::numeric_limits<float>::infinity();
+    bool nan = false;
+    for (int64_t kh = win.kh_lo; kh < win.kh_hi; ++kh) {
+      for (int64_t kw = win.kw_lo; kw < win.kw_hi; ++kw) {
+        const float v = *at<float>(x, win.n, win.c, win.h0 + kh, win.w0 + kw);
+        nan = nan || std::isnan(v);
+        if (v > best) best = v;
       }
     }
-  }
+    *out_at<float>(y, win.n, win.c, win.oh, win.ow) = nan ? canonical_nan<float>() : best;
+  });
 }
 
 void avg_pool2d_f32(const KernelCall& call) {
@@ -186,33 +105,24 @@ void avg_pool2d_f32(const KernelCall& call) {
   const TensorView& x = call.inputs[0];
   const TensorView& y = call.outputs[0];
   const int64_t in_h = x.shape[2], in_w = x.shape[3];
-  for (int64_t n = 0; n < y.shape[0]; ++n) {
-    for (int64_t c = 0; c < y.shape[1]; ++c) {
-      for (int64_t oh = 0; oh < y.shape[2]; ++oh) {
-        const int64_t h0 = oh * p.stride_h - p.pad_top;
-        int64_t kh_lo, kh_hi;
-        taps_inside(h0, 1, p.pool_h, in_h, &kh_lo, &kh_hi);
-        const int64_t rows = p.count_include_pad != 0
-                                 ? overlap(h0, p.pool_h, -p.pad_top, in_h + p.pad_bottom)
-                                 : kh_hi - kh_lo;
-        for (int64_t ow = 0; ow < y.shape[3]; ++ow) {
-          const int64_t w0 = ow * p.stride_w - p.pad_left;
-          int64_t kw_lo, kw_hi;
-          taps_inside(w0, 1, p.pool_w, in_w, &kw_lo, &kw_hi);
-          const int64_t cols = p.count_include_pad != 0
-                                   ? overlap(w0, p.pool_w, -p.pad_left, in_w + p.pad_right)
-                                   : kw_hi - kw_lo;
-          float sum = 0.0f;
-          for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-            for (int64_t kw = kw_lo; kw < kw_hi; ++kw) sum = sum + *at(x, n, c, h0 + kh, w0 + kw);
-          }
-          const int64_t divisor = rows * cols;  // <= pool_h * pool_w: exact as a float
-          *out_at(y, n, c, oh, ow) =
-              divisor == 0 ? 0.0f : result(sum / static_cast<float>(divisor));
-        }
+  const MaxPool2dParams window{p.pool_h, p.pool_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left};
+  for_each_pool_window(x, y, window, [&](const PoolWindow& win) {
+    const int64_t rows = p.count_include_pad != 0
+                             ? overlap(win.h0, p.pool_h, -p.pad_top, in_h + p.pad_bottom)
+                             : win.kh_hi - win.kh_lo;
+    const int64_t cols = p.count_include_pad != 0
+                             ? overlap(win.w0, p.pool_w, -p.pad_left, in_w + p.pad_right)
+                             : win.kw_hi - win.kw_lo;
+    float sum = 0.0f;
+    for (int64_t kh = win.kh_lo; kh < win.kh_hi; ++kh) {
+      for (int64_t kw = win.kw_lo; kw < win.kw_hi; ++kw) {
+        sum = sum + *at<float>(x, win.n, win.c, win.h0 + kh, win.w0 + kw);
       }
     }
-  }
+    const int64_t divisor = rows * cols;  // <= pool_h * pool_w: exact as a float
+    *out_at<float>(y, win.n, win.c, win.oh, win.ow) =
+        divisor == 0 ? 0.0f : result(sum / static_cast<float>(divisor));
+  });
 }
 
 void relu_f32(const KernelCall& call) {

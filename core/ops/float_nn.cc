@@ -128,6 +128,27 @@ int normalize_axis(const OpDef& op, int64_t axis, int n) {
   return static_cast<int>(axis < 0 ? axis + n : axis);
 }
 
+// A one-input float32 operator outside CVM whose kernel takes a parameter struct: the frame of
+// avg_pool2d and softmax.
+class FloatOp : public OpDef {
+ public:
+  int num_inputs() const override { return 1; }
+  bool is_cvm() const override { return false; }
+
+  std::vector<DataType> infer_dtypes(const OpAttrs&,
+                                     const std::vector<DataType>& in) const override {
+    return float32_only(*this, in);
+  }
+
+ protected:
+  // Runs this operator's float32 kernel with `params` (the kernel's parameter struct).
+  void run_float32(const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
+                   const void* params) const {
+    run_kernel(find_kernel(name(), kernel::ElemType::kFloat32, inputs[0].device()),
+               plain_views(outputs, inputs), 1, params);
+  }
+};
+
 // ---------------------------------------------------------------------------------------------
 // avg_pool2d
 
@@ -136,11 +157,9 @@ struct AvgPool2dAttrs : OpAttrs {
   kernel::AvgPool2dParams params{};
 };
 
-class AvgPool2dOp : public OpDef {
+class AvgPool2dOp : public FloatOp {
  public:
   const char* name() const override { return "avg_pool2d"; }
-  int num_inputs() const override { return 1; }
-  bool is_cvm() const override { return false; }
 
   std::unique_ptr<OpAttrs> parse(const AttrMap& attrs) const override {
     AttrReader r(name(), attrs);
@@ -173,11 +192,6 @@ class AvgPool2dOp : public OpDef {
     return a;
   }
 
-  std::vector<DataType> infer_dtypes(const OpAttrs&,
-                                     const std::vector<DataType>& in) const override {
-    return float32_only(*this, in);
-  }
-
   std::vector<Shape> infer_shapes(const OpAttrs& attrs,
                                   const std::vector<Shape>& in) const override {
     const auto& a = static_cast<const AvgPool2dAttrs&>(attrs);
@@ -197,9 +211,7 @@ class AvgPool2dOp : public OpDef {
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs) const override {
-    const auto& a = static_cast<const AvgPool2dAttrs&>(attrs);
-    run_kernel(find_kernel(name(), kernel::ElemType::kFloat32, inputs[0].device()),
-               plain_views(outputs, inputs), 1, &a.params);
+    run_float32(inputs, outputs, &static_cast<const AvgPool2dAttrs&>(attrs).params);
   }
 
  private:
@@ -228,58 +240,52 @@ constexpr ElementwiseSpec float_unary(const char* name) {
   return {name, name, 1, false, false, ShapeRule::kSame, DtypeRule::kFloat32, nullptr};
 }
 
-struct LeakyReluAttrs : OpAttrs {
-  kernel::LeakyReluParams params{};
-};
-
-class LeakyReluOp : public ElementwiseOp {
+// An elementwise float32 operator whose attributes are one kernel parameter struct P, filled by
+// `parse_params` (which also finishes the reader and checks the values).
+template <typename P>
+class FloatParamsOp : public ElementwiseOp {
  public:
-  LeakyReluOp() : ElementwiseOp(float_unary("leaky_relu")) {}
+  using ParseFn = void (*)(AttrReader& r, const AttrMap& map, P* params);
+  FloatParamsOp(const char* name, ParseFn parse_params)
+      : ElementwiseOp(float_unary(name)), parse_params_(parse_params) {}
 
   std::unique_ptr<OpAttrs> parse(const AttrMap& map) const override {
     AttrReader r(name(), map);
-    auto a = std::make_unique<LeakyReluAttrs>();
-    a->params.alpha = get_float(r, map, "alpha", 0.01f, /*allow_inf=*/false);
-    r.finish();
+    auto a = std::make_unique<Attrs>();
+    parse_params_(r, map, &a->params);
     return a;
   }
 
  protected:
   const void* kernel_params(const OpAttrs& attrs) const override {
-    return &static_cast<const LeakyReluAttrs&>(attrs).params;
-  }
-};
-
-struct ClampAttrs : OpAttrs {
-  kernel::ClampParams params{};
-};
-
-class ClampOp : public ElementwiseOp {
- public:
-  ClampOp() : ElementwiseOp(float_unary("clamp")) {}
-
-  std::unique_ptr<OpAttrs> parse(const AttrMap& map) const override {
-    AttrReader r(name(), map);
-    auto a = std::make_unique<ClampAttrs>();
-    a->params.lo = get_float(r, map, "a_min", -kInf, /*allow_inf=*/true);
-    a->params.hi = get_float(r, map, "a_max", kInf, /*allow_inf=*/true);
-    r.finish();
-    if (!(a->params.lo <= a->params.hi)) {
-      std::ostringstream lo, hi;
-      lo.imbue(std::locale::classic());
-      hi.imbue(std::locale::classic());
-      lo << a->params.lo;
-      hi << a->params.hi;
-      r.fail("a_max", "a value >= a_min (" + lo.str() + ")", hi.str());
-    }
-    return a;
+    return &static_cast<const Attrs&>(attrs).params;
   }
 
- protected:
-  const void* kernel_params(const OpAttrs& attrs) const override {
-    return &static_cast<const ClampAttrs&>(attrs).params;
-  }
+ private:
+  struct Attrs : OpAttrs {
+    P params{};
+  };
+  ParseFn parse_params_;
 };
+
+void parse_leaky_relu(AttrReader& r, const AttrMap& map, kernel::LeakyReluParams* p) {
+  p->alpha = get_float(r, map, "alpha", 0.01f, /*allow_inf=*/false);
+  r.finish();
+}
+
+void parse_clamp(AttrReader& r, const AttrMap& map, kernel::ClampParams* p) {
+  p->lo = get_float(r, map, "a_min", -kInf, /*allow_inf=*/true);
+  p->hi = get_float(r, map, "a_max", kInf, /*allow_inf=*/true);
+  r.finish();
+  if (!(p->lo <= p->hi)) {
+    std::ostringstream lo, hi;
+    lo.imbue(std::locale::classic());
+    hi.imbue(std::locale::classic());
+    lo << p->lo;
+    hi << p->hi;
+    r.fail("a_max", "a value >= a_min (" + lo.str() + ")", hi.str());
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // softmax
@@ -288,11 +294,9 @@ struct SoftmaxAttrs : OpAttrs {
   int64_t axis = -1;
 };
 
-class SoftmaxOp : public OpDef {
+class SoftmaxOp : public FloatOp {
  public:
   const char* name() const override { return "softmax"; }
-  int num_inputs() const override { return 1; }
-  bool is_cvm() const override { return false; }
 
   std::unique_ptr<OpAttrs> parse(const AttrMap& attrs) const override {
     AttrReader r(name(), attrs);
@@ -300,11 +304,6 @@ class SoftmaxOp : public OpDef {
     a->axis = r.get_int("axis", -1, -kAxisBound, kAxisBound);
     r.finish();
     return a;
-  }
-
-  std::vector<DataType> infer_dtypes(const OpAttrs&,
-                                     const std::vector<DataType>& in) const override {
-    return float32_only(*this, in);
   }
 
   std::vector<Shape> infer_shapes(const OpAttrs& attrs,
@@ -322,8 +321,7 @@ class SoftmaxOp : public OpDef {
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs) const override {
     const kernel::SoftmaxParams params{axis(attrs, inputs[0].shape())};
-    run_kernel(find_kernel(name(), kernel::ElemType::kFloat32, inputs[0].device()),
-               plain_views(outputs, inputs), 1, &params);
+    run_float32(inputs, outputs, &params);
   }
 
  private:
@@ -422,8 +420,8 @@ class PadOp : public OpDef {
 
 void add_float_nn_ops(OpList& ops) {
   static const AvgPool2dOp avg_pool2d;
-  static const LeakyReluOp leaky_relu;
-  static const ClampOp clamp;
+  static const FloatParamsOp<kernel::LeakyReluParams> leaky_relu("leaky_relu", parse_leaky_relu);
+  static const FloatParamsOp<kernel::ClampParams> clamp("clamp", parse_clamp);
   static const ElementwiseOp sigmoid(float_unary("sigmoid"));
   static const SoftmaxOp softmax;
   static const PadOp pad;

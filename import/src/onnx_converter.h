@@ -48,6 +48,9 @@ NDArray tensor_to_array(const ::onnx::TensorProto& t, const std::string& what,
 bool has_external_data(const ::onnx::TensorProto& t);
 // The element type's name in cvmrt terms ("float32", "float64", "int64", ...), else ONNX's.
 std::string onnx_dtype_name(int elem_type);
+// The cvmrt dtype of an ONNX element type that constants and Cast support (float32, int64,
+// int32), else nullopt.
+std::optional<DataType> supported_dtype(int64_t elem_type);
 
 // Constant-array helpers (onnx_fold.cc); all LogicError on bad arguments, never UB.
 // The values of a 1-D (or 0-d) int64/int32 constant.

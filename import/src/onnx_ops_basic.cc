@@ -115,18 +115,10 @@ void dropout(Converter& c) {
 // ---- constants ----
 
 DataType cast_target(int64_t to) {
-  switch (to) {
-    case ::onnx::TensorProto::FLOAT:
-      return DataType::Float(32);
-    case ::onnx::TensorProto::INT64:
-      return DataType::Int(64);
-    case ::onnx::TensorProto::INT32:
-      return DataType::Int(32);
-    default:
-      fail("casting to " +
-           onnx_dtype_name(to >= INT32_MIN && to <= INT32_MAX ? static_cast<int>(to) : -1) +
-           " is not supported (float32, int64 and int32 are)");
-  }
+  if (std::optional<DataType> t = supported_dtype(to)) return *t;
+  fail("casting to " +
+       onnx_dtype_name(to >= INT32_MIN && to <= INT32_MAX ? static_cast<int>(to) : -1) +
+       " is not supported (float32, int64 and int32 are)");
 }
 
 void constant(Converter& c) {

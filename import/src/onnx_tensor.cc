@@ -17,17 +17,9 @@ namespace {
 constexpr int kMaxConstantRank = 32;
 
 DataType array_dtype(int elem_type, const std::string& what) {
-  switch (elem_type) {
-    case ::onnx::TensorProto::FLOAT:
-      return DataType::Float(32);
-    case ::onnx::TensorProto::INT64:
-      return DataType::Int(64);
-    case ::onnx::TensorProto::INT32:
-      return DataType::Int(32);
-    default:
-      fail(what + ": dtype " + onnx_dtype_name(elem_type) +
-           " is not supported (float32, int64 and int32 constants are)");
-  }
+  if (std::optional<DataType> t = supported_dtype(elem_type)) return *t;
+  fail(what + ": dtype " + onnx_dtype_name(elem_type) +
+       " is not supported (float32, int64 and int32 constants are)");
 }
 
 template <typename T, typename Field>
@@ -46,6 +38,19 @@ NDArray from_field(const Field& field, const Shape& shape, DataType dtype, int64
 }  // namespace
 
 void fail(const std::string& message) { throw LogicError(message); }
+
+std::optional<DataType> supported_dtype(int64_t elem_type) {
+  switch (elem_type) {
+    case ::onnx::TensorProto::FLOAT:
+      return DataType::Float(32);
+    case ::onnx::TensorProto::INT64:
+      return DataType::Int(64);
+    case ::onnx::TensorProto::INT32:
+      return DataType::Int(32);
+    default:
+      return std::nullopt;
+  }
+}
 
 std::string float_attr(double v) {
   if (std::isnan(v)) return "nan";

@@ -11,54 +11,11 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { npyDecode, npyEncode } from '../../bench/ort/npy.mjs';
+
 const here = dirname(fileURLToPath(import.meta.url));
 const requireFromBench = createRequire(join(here, '..', '..', 'bench', 'ort', 'package.json'));
 const ort = requireFromBench('onnxruntime-node');
-
-// ---- .npy (format version 1.0, little-endian, C order) -------------------------------------------
-
-const NPY_DESCR = { float32: '<f4', int32: '<i4' };
-
-function npyEncode(typedArray, shape) {
-  const dtype = typedArray instanceof Float32Array ? 'float32' : typedArray instanceof Int32Array ? 'int32' : null;
-  if (!dtype) throw new Error('npyEncode: only Float32Array and Int32Array are supported');
-  const count = shape.reduce((a, b) => a * b, 1);
-  if (count !== typedArray.length) throw new Error(`npyEncode: shape ${shape} does not hold ${typedArray.length} values`);
-  const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
-  let header = `{'descr': '${NPY_DESCR[dtype]}', 'fortran_order': False, 'shape': ${shapeText}, }`;
-  // Magic (6) + version (2) + length (2) + header + '\n' is padded with spaces to a multiple of 64.
-  const unpadded = 10 + header.length + 1;
-  header += ' '.repeat((64 - (unpadded % 64)) % 64) + '\n';
-  const out = Buffer.alloc(10 + header.length + typedArray.byteLength);
-  out.write('\x93NUMPY', 0, 'latin1');
-  out[6] = 1;
-  out[7] = 0;
-  out.writeUInt16LE(header.length, 8);
-  out.write(header, 10, 'latin1');
-  const bytes = Buffer.from(typedArray.buffer, typedArray.byteOffset, typedArray.byteLength);
-  if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('npyEncode: big-endian host');
-  bytes.copy(out, 10 + header.length);
-  return out;
-}
-
-function npyDecode(buf) {
-  if (buf.toString('latin1', 0, 6) !== '\x93NUMPY') throw new Error('not a .npy file');
-  const major = buf[6];
-  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
-  const start = major === 1 ? 10 : 12;
-  const header = buf.toString('latin1', start, start + headerLen);
-  const descr = /'descr':\s*'([^']+)'/.exec(header)?.[1];
-  if (/'fortran_order':\s*True/.test(header)) throw new Error('Fortran-order .npy is not supported');
-  const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1] ?? '';
-  const shape = shapeText.split(',').map((s) => s.trim()).filter((s) => s.length).map(Number);
-  const ctor = { '<f4': Float32Array, '<i4': Int32Array }[descr];
-  if (!ctor) throw new Error(`unsupported .npy dtype ${descr}`);
-  const count = shape.reduce((a, b) => a * b, 1);
-  const dataStart = start + headerLen;
-  const copy = new Uint8Array(count * ctor.BYTES_PER_ELEMENT);
-  copy.set(buf.subarray(dataStart, dataStart + copy.length));
-  return { data: new ctor(copy.buffer), shape };
-}
 
 // ---- seeded inputs --------------------------------------------------------------------------------
 

@@ -18,15 +18,10 @@ using cvm::NDArray;
 using cvm::ParamFormat;
 using cvm::Session;
 using cvm::Shape;
+using cvm::test::i32;
 namespace t = cvm::test;
 
 namespace {
-
-NDArray i32(const Shape& shape, const std::vector<int32_t>& v) {
-  NDArray a = NDArray::empty(shape, DataType::Int(32));
-  a.copy_from_bytes(v.data(), v.size() * sizeof(int32_t));
-  return a;
-}
 
 // What Session::infer_bytes gives for `input`: the bytes, or the LogicError's message.
 std::string section7(const std::shared_ptr<const Model>& m, const NDArray& input) {

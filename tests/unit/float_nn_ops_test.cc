@@ -23,35 +23,14 @@
 #include "test_util.h"
 
 using namespace cvm;
+using namespace cvm::test;  // the float test helpers: f32, bits, fvals, run1, iota, uniform, ...
 using Catch::Matchers::Contains;
 using kernel::det_exp;
-using test::bits;
-using test::bits_of;
-using test::f32;
-using test::from_bits;
-using test::fvals;
-using test::i32;
-using test::kCanonicalNan;
-using test::kInf;
-using test::run1;
 
 namespace {
 
 const float kNan = from_bits(0xFFC00001u);  // a NaN with the sign and a payload
 const float kCNan = from_bits(kCanonicalNan);
-
-std::vector<float> iota(int64_t n) {
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(i + 1);
-  return v;
-}
-
-std::vector<float> uniform(std::mt19937& rng, int64_t n, float lo, float hi) {
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& e : v) e = d(rng);
-  return v;
-}
 
 int64_t cost(const char* op, const AttrMap& attrs, const std::vector<Shape>& shapes) {
   const ops::OpDef* def = ops::find_op(op);

@@ -28,34 +28,13 @@
 #include "test_util.h"
 
 using namespace cvm;
+using namespace cvm::test;  // the float test helpers: f32, bits, fvals, run1, iota, uniform, ...
 using Catch::Matchers::Contains;
-using test::bits;
-using test::bits_of;
-using test::f32;
-using test::from_bits;
-using test::fvals;
-using test::i32;
-using test::kCanonicalNan;
-using test::kInf;
-using test::run1;
 
 namespace {
 
 constexpr float k2p24 = 16777216.0f;           // 2^24: adding 1 to it rounds back to it
 const float kNegNan = from_bits(0xFFC00001u);  // a NaN with the sign and a payload
-
-std::vector<float> iota(int64_t n, float start = 1) {
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = start + static_cast<float>(i);
-  return v;
-}
-
-std::vector<float> uniform(std::mt19937& rng, int64_t n, float lo = -1, float hi = 1) {
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& e : v) e = d(rng);
-  return v;
-}
 
 std::string pair(int64_t a, int64_t b) {
   return "(" + std::to_string(a) + ", " + std::to_string(b) + ")";

@@ -14,26 +14,12 @@ using cvm::ModelBuilder;
 using cvm::NDArray;
 using cvm::Session;
 using cvm::Shape;
+using cvm::test::f32;
+using cvm::test::floats;
+using cvm::test::i32;
 using Catch::Matchers::Contains;
 
 namespace {
-
-NDArray f32(const Shape& shape, const std::vector<float>& v) {
-  NDArray a = NDArray::empty(shape, DataType::Float(32));
-  a.copy_from_bytes(v.data(), v.size() * sizeof(float));
-  return a;
-}
-
-NDArray i32(const Shape& shape, const std::vector<int32_t>& v) {
-  NDArray a = NDArray::empty(shape, DataType::Int(32));
-  a.copy_from_bytes(v.data(), v.size() * sizeof(int32_t));
-  return a;
-}
-
-std::vector<float> floats(const NDArray& a) {
-  const NDArray c = a.contiguous();
-  return std::vector<float>(c.data_as<float>(), c.data_as<float>() + c.numel());
-}
 
 // y = (x + c) * 2: a float model of array operators.
 std::shared_ptr<const Model> float_model() {

@@ -21,6 +21,7 @@
 
 #include "cli_util.h"  // parse_npy (tools/)
 #include "cvm/model.h"
+#include "test_util.h"
 
 using Catch::Matchers::Contains;
 using cvm::DataType;
@@ -29,6 +30,8 @@ using cvm::Model;
 using cvm::NDArray;
 using cvm::Session;
 using cvm::Shape;
+using cvm::test::f32;
+using cvm::test::floats;
 namespace fs = std::filesystem;
 
 namespace {
@@ -51,17 +54,6 @@ std::vector<std::string> onnx_names(const std::string& dir) {
   }
   std::sort(names.begin(), names.end());
   return names;
-}
-
-std::vector<float> floats(const NDArray& a) {
-  const NDArray c = a.contiguous();
-  return std::vector<float>(c.data_as<float>(), c.data_as<float>() + c.numel());
-}
-
-NDArray f32(const Shape& shape, const std::vector<float>& v) {
-  NDArray a = NDArray::empty(shape, DataType::Float(32));
-  a.copy_from_bytes(v.data(), v.size() * sizeof(float));
-  return a;
 }
 
 std::vector<float> run_model(const std::shared_ptr<const Model>& m, const NDArray& input) {

@@ -21,21 +21,11 @@ using cvm::ModelBuilder;
 using cvm::NDArray;
 using cvm::Session;
 using cvm::Shape;
+using cvm::test::f32;
+using cvm::test::floats;
 namespace t = cvm::test;
 
 namespace {
-
-NDArray f32(const Shape& shape, const std::vector<float>& v) {
-  NDArray a = NDArray::empty(shape, DataType::Float(32));
-  a.copy_from_bytes(v.data(), v.size() * sizeof(float));
-  return a;
-}
-
-std::vector<float> floats(const NDArray& a) {
-  REQUIRE(a.dtype() == DataType::Float(32));
-  const NDArray c = a.contiguous();
-  return std::vector<float>(c.data_as<float>(), c.data_as<float>() + c.numel());
-}
 
 std::vector<int64_t> ints(const NDArray& a) { return t::flat_values(a); }
 
