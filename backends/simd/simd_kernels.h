@@ -49,6 +49,19 @@ CVM_DECLARE_SIMD_KERNEL(reduce_max_i32)
 CVM_DECLARE_SIMD_KERNEL(reduce_sum_f32)
 #undef CVM_DECLARE_SIMD_KERNEL
 
+// float32 conv2d / dense (float_nn_<isa>.cc, template float_nn.inc): Conv2dParams / DenseParams,
+// bit-identical to backends/scalar/float_nn.cc; output columns (conv2d) or units (dense) in the
+// lanes. dense packs its weight into the params' scratch when it has more than 4 rows (else, or
+// when none is lent, slices of it on the stack).
+void conv2d_f32__avx2(const KernelCall& call);
+void dense_f32__avx2(const KernelCall& call);
+void conv2d_f32__avx512(const KernelCall& call);
+void dense_f32__avx512(const KernelCall& call);
+
+// `bytes` of the call's scratch (null when none is lent), for the float32 kernels; compiled
+// without ISA flags (simd_table.cc).
+void* f32_scratch(const Scratch* scratch, int64_t bytes);
+
 }  // namespace simd
 }  // namespace kernel
 }  // namespace cvm

@@ -53,10 +53,24 @@ const KernelEntry kEntries[] = {
      s::dense_i8i32__avx512vnni_prepack},
     {"dense", E::kInt32, "avx2", s::dense_i16i32__avx2, kCpuAvx2,
      s::dense_i16i32__avx2_prepack},
+    // ---- float32 conv2d / dense (float_nn_*) ----
+    {"conv2d", E::kFloat32, "avx512", s::conv2d_f32__avx512, kAvx512},
+    {"conv2d", E::kFloat32, "avx2", s::conv2d_f32__avx2, kCpuAvx2},
+    {"dense", E::kFloat32, "avx512", s::dense_f32__avx512, kAvx512},
+    {"dense", E::kFloat32, "avx2", s::dense_f32__avx2, kCpuAvx2},
 };
 #undef CVM_INT_ADDSUB
 
 }  // namespace
+
+namespace simd {
+
+void* f32_scratch(const Scratch* scratch, int64_t bytes) {
+  if (scratch == nullptr || scratch->acquire == nullptr || bytes <= 0) return nullptr;
+  return scratch->acquire(scratch->ctx, bytes);
+}
+
+}  // namespace simd
 
 extern const BackendTable kSimdBackend = {"simd",
                                           kEntries,

@@ -31,6 +31,10 @@ void conv2d_i32__wasm_simd128(const KernelCall& call);      // Conv2dParams; x, 
 void dense_i32__wasm_simd128(const KernelCall& call);       // x, w[, bias]
 void max_pool2d_i32__wasm_simd128(const KernelCall& call);  // MaxPool2dParams
 
+// ---- float32 nn (float_nn_simd128.cc): bit-identical to backends/scalar/float_nn.cc ----
+void conv2d_f32__wasm_simd128(const KernelCall& call);  // Conv2dParams; x, w[, bias]
+void dense_f32__wasm_simd128(const KernelCall& call);   // DenseParams (optional); x, w[, bias]
+
 // The depthwise path of conv2d (depthwise_simd128.cc), called by conv2d_i32__wasm_simd128 once
 // the call has passed its checks (non-empty output, unit inner strides): runs the call and
 // returns true when every group has one input and one output channel and the op layer lends

@@ -28,6 +28,9 @@ const KernelEntry kEntries[] = {
     {"conv2d", E::kInt32, "simd128", w::conv2d_i32__wasm_simd128, kCpuNone},
     {"dense", E::kInt32, "simd128", w::dense_i32__wasm_simd128, kCpuNone},
     {"max_pool2d", E::kInt32, "simd128", w::max_pool2d_i32__wasm_simd128, kCpuNone},
+    // ---- float32 nn ----
+    {"conv2d", E::kFloat32, "simd128", w::conv2d_f32__wasm_simd128, kCpuNone},
+    {"dense", E::kFloat32, "simd128", w::dense_f32__wasm_simd128, kCpuNone},
 };
 
 }  // namespace
