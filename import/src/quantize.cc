@@ -22,6 +22,8 @@ namespace {
 using Entry = ModelBuilder::Entry;
 
 constexpr int kActivationBits = 8;
+// Extra bits kept between the two shifts of a per-channel requantization.
+constexpr int kGuardBits = 4;
 constexpr int kMinExponent = -30, kMaxExponent = 30;
 
 int64_t alpha(int bits) { return (int64_t{1} << (bits - 1)) - 1; }
@@ -92,6 +94,14 @@ class Quantizer {
       }
     }
     CHECK(heads_.size() == fm.outputs().size()) << "quantize: outputs not found";
+    // The outputs' resolution reaches back through operators that only move values (a head
+    // made by conv -> transpose -> reshape keeps its bits from the conv on).
+    for (uint32_t h : heads_) wide_.insert(h);
+    for (size_t nid = nodes_.size(); nid-- > 0;) {
+      const NodeInfo& n = nodes_[nid];
+      if (!moves_values(n.op) || !wide_.count(n.first_entry)) continue;
+      for (uint32_t e : n.input_entries) wide_.insert(e);
+    }
   }
 
   void calibrate(const NDArray& calib, QuantizeReport* report);
@@ -154,10 +164,15 @@ class Quantizer {
   bool is_head(uint32_t e) const {
     return std::find(heads_.begin(), heads_.end(), e) != heads_.end();
   }
-  // The bits an op's output gets: the heads and the inputs of a float tail keep
-  // output_precision.
+  // Operators that only move or select values: the integer form passes through unchanged.
+  static bool moves_values(const std::string& op) {
+    return op == "reshape" || op == "flatten" || op == "transpose" || op == "squeeze" ||
+           op == "expand_dims" || op == "strided_slice" || op == "concatenate";
+  }
+  // The bits an op's output gets: the heads, the inputs of a float tail and what reaches them
+  // through moves_values() operators keep output_precision.
   int out_bits(uint32_t e) const {
-    return is_head(e) || wide_.count(e) ? opts_.output_precision : kActivationBits;
+    return wide_.count(e) ? opts_.output_precision : kActivationBits;
   }
   // `t` (the integer form of float entry `e`, at any precision) requantized to its calibrated
   // scale with out_bits(e) bits, named `name`.
@@ -217,7 +232,7 @@ class Quantizer {
   std::vector<int> consumers_;
   std::vector<uint32_t> heads_;
   uint32_t data_entry_ = 0;
-  std::set<uint32_t> wide_;  // entries that keep output_precision bits: the heads' logits
+  std::set<uint32_t> wide_;  // entries that keep output_precision bits (out_bits)
   std::vector<std::pair<uint32_t, std::string>> tails_;  // head entry -> "softmax:axis" etc.
   ModelBuilder b_;
   std::set<std::string> used_names_;
@@ -314,8 +329,8 @@ void Quantizer::conv_or_dense(uint32_t nid) {
   const double all_max = *std::max_element(ch_max.begin(), ch_max.end());
   const int k_tensor = exponent_for(all_max, alpha(kActivationBits));
   const int bits = out_bits(out_e);
-  // The channel alignment needs (bits + spread) + (spread + 2) <= 32 bits.
-  const int spread = std::min(opts_.max_channel_spread, (30 - bits) / 2);
+  // The channel alignment needs (bits + guard + spread) + (spread + 2) <= 32 bits.
+  const int spread = std::min(opts_.max_channel_spread, (30 - bits - kGuardBits) / 2);
   std::vector<int> kw(static_cast<size_t>(channels), k_tensor);
   if (opts_.per_channel) {
     for (int64_t c = 0; c < channels; ++c) {
@@ -356,8 +371,11 @@ void Quantizer::conv_or_dense(uint32_t nid) {
     q_[out_e] = finish(t, out_e, nd.name);
     return;
   }
-  // Shift by the common part, scale each channel up to the finest exponent, shift the rest.
-  t = rescale(t, t.k - smin, bits + rmax, nd.name + "_shift");
+  // Shift by the common part less `guard` bits, scale each channel up to the finest exponent,
+  // then one rounding shift by the rest. The guard bits keep the first rounding from biasing
+  // the second (two round-half-up steps in a row drift upward when the second is short).
+  const int guard = std::min(kGuardBits, smin);
+  t = rescale(t, t.k - (smin - guard), bits + guard + rmax, nd.name + "_shift");
   std::vector<int32_t> mult(static_cast<size_t>(channels));
   for (int64_t c = 0; c < channels; ++c) mult[c] = int32_t{1} << (rmax - (shift[c] - smin));
   const Shape mshape = conv ? Shape{channels, 1, 1} : Shape{channels};
