@@ -27,15 +27,21 @@ using Clock = std::chrono::steady_clock;
 // Benchmarks longer than this show a progress line on stderr.
 constexpr double kProgressAfterSeconds = 2.0;
 
-// Seeded values in the input's precision range (a fixed LCG: the same input on every machine).
+// Seeded values in the input's precision range, or in [-1, 1] for a float model's float32 input
+// (a fixed LCG: the same input on every machine).
 NDArray synthetic_input(const TensorInfo& in) {
-  NDArray a = NDArray::empty(in.shape, DataType::Int(32));
-  int32_t* d = a.mutable_data_as<int32_t>();
-  const int64_t bound = (int64_t{1} << (in.precision - 1)) - 1;
+  const bool float_input = in.dtype == DataType::Float(32);
+  NDArray a = NDArray::empty(in.shape, float_input ? in.dtype : DataType::Int(32));
+  const int64_t bound = float_input ? 1000 : (int64_t{1} << (in.precision - 1)) - 1;
   uint64_t state = 0x9E3779B97F4A7C15ull;
   for (int64_t i = 0; i < a.numel(); ++i) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
-    d[i] = static_cast<int32_t>(static_cast<int64_t>((state >> 33) % (2 * bound + 1)) - bound);
+    const int64_t v = static_cast<int64_t>((state >> 33) % (2 * bound + 1)) - bound;
+    if (float_input) {
+      a.mutable_data_as<float>()[i] = static_cast<float>(v) / 1000.0f;
+    } else {
+      a.mutable_data_as<int32_t>()[i] = static_cast<int32_t>(v);
+    }
   }
   return a;
 }
@@ -153,7 +159,12 @@ int run_bench(const std::vector<std::string>& words) {
       args.has("input") ? read_model_input(*model, args.get("input")) : synthetic_input(in);
 
   Session session(model);
-  session.set_input(in.name, input);
+  // A float32 array for a quantized model is quantized by the session, as in cvmrt run.
+  if (is_quantized(*model) && input.dtype() == DataType::Float(32)) {
+    session.set_input_float(in.name, input);
+  } else {
+    session.set_input(in.name, input);
+  }
   Progress progress(static_cast<size_t>(warmup + runs + profile_runs));
   size_t done = 0;
   for (int64_t i = 0; i < warmup; ++i) {
@@ -192,7 +203,9 @@ int run_bench(const std::vector<std::string>& words) {
   const double mean = sum / static_cast<double>(ms.size());
   const ModelCost cost = model->cost();
   const std::string input_desc =
-      args.has("input") ? args.get("input") : "synthetic (seeded, within the precision)";
+      args.has("input") ? args.get("input")
+      : in.dtype == DataType::Float(32) ? "synthetic (seeded, float32 in [-1, 1])"
+                                        : "synthetic (seeded, within the precision)";
   if (format == "json") {
     nlohmann::json doc;
     doc["model"] = path;
@@ -244,8 +257,9 @@ const Command kBenchCommand = {
     "Threads: CVMRT_THREADS (default: the hardware concurrency).\n"
     "\n"
     "  --params P       the params of a CVM graph JSON\n"
-    "  -i, --input data=FILE   as for cvmrt run (default: seeded values within the input's\n"
-    "                   precision)\n"
+    "  -i, --input data=FILE   as for cvmrt run, a float32 .npy quantized for a quantized model\n"
+    "                   (default: seeded values within the input's precision; float models:\n"
+    "                   seeded float32 in [-1, 1])\n"
     "  --warmup N       untimed runs first (default 3)\n"
     "  -n, --runs N     timed runs (default 20, at least 1)\n"
     "  --backend B      kernels to use: auto, scalar, simd, ... (see cvmrt info)\n"

@@ -460,6 +460,30 @@ elseif(SCENARIO STREQUAL "onnx_import")
   endif()
   cvm(0 import --help)
   expect_match("${OUT}" "usage: cvmrt import MODEL.onnx -o OUT.cvmrt \\[--batch N\\]" "help")
+  # bench on a float model: seeded float32 input
+  cvm(0 bench small_cnn.cvmrt --runs 3 --warmup 1)
+  expect_match("${OUT}" "input: +synthetic \\(seeded, float32 in \\[-1, 1\\]\\)" "bench float input")
+  # quantize (its input file as a one-sample calibration batch is enough for the interface),
+  # then run, bench and eval the int8 model on float input
+  set(Q "${O}/models/conv_bn")
+  cvm(0 quantize "${Q}.onnx" --calib "${Q}.input.npy" -o conv_bn_int8.cvmrt --cvm conv_bn_cvm
+      --report)
+  expect_match("${OUT}" "quantized .*conv_bn.onnx \\([0-9]+ float nodes\\) with 1 calibration samples, per-channel"
+               "quantize summary")
+  foreach(f model.json model.params quant.json)
+    if(NOT EXISTS "${WORK_DIR}/conv_bn_cvm/${f}")
+      message(FATAL_ERROR "cvmrt quantize --cvm wrote no ${f}")
+    endif()
+  endforeach()
+  cvm(0 run conv_bn_int8.cvmrt --input "data=${Q}.input.npy" --dequantize)
+  expect_match("${OUT}" "float32 \\(q / [0-9]+" "dequantized output")
+  cvm(0 bench conv_bn_int8.cvmrt --input "data=${Q}.input.npy" --runs 3 --warmup 1)
+  cvm(0 eval conv_bn_int8.cvmrt --inputs "${Q}.input.npy")
+  expect_match("${OUT}" "run: +1 inputs in .*\noutputs: +xxh64 [0-9a-f]+" "eval")
+  cvm(1 quantize "${O}/models/small_cnn.onnx" --calib "${O}/models/small_cnn.input.npy" -o bad.cvmrt)
+  expect_match("${ERR}" "\\(sigmoid\\): sigmoid has no exact CVM form" "quantize refuses inner sigmoid")
+  cvm(1 quantize "${Q}.onnx" -o bad.cvmrt)
+  expect_match("${ERR}" "missing --calib" "quantize without --calib")
 
 elseif(SCENARIO STREQUAL "quantized_io")
   # the model and input files come from the unit tests (tests/unit/quantized_io_test.cc)
