@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -62,7 +63,7 @@ std::string quant_json(const Model& m) {
 int run_quantize(const std::vector<std::string>& words) {
   Args args("quantize", words,
             {{"calib"}, {"output", true, false, 'o'}, {"cvm"}, {"per-tensor", false},
-             {"output-precision"}, {"report", false}},
+             {"output-precision"}, {"percentile"}, {"report", false}},
             1, 1);
   if (!args.has("calib")) throw UsageError("missing --calib CALIB.npy (a float32 batch)");
   if (!args.has("output") && !args.has("cvm")) {
@@ -72,6 +73,15 @@ int run_quantize(const std::vector<std::string>& words) {
   quant::QuantizeOptions options;
   options.per_channel = !args.has("per-tensor");
   options.output_precision = static_cast<int>(args.get_int("output-precision", 16, 8, 24));
+  if (args.has("percentile")) {
+    const std::string text = args.get("percentile");
+    char* end = nullptr;
+    options.percentile = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || !(options.percentile > 50) ||
+        options.percentile > 100) {
+      throw UsageError("--percentile expects a number in (50, 100], found \"" + text + "\"");
+    }
+  }
   std::shared_ptr<const Model> fm = load_float_model(in);
   const std::string calib_path = args.get("calib");
   const NDArray calib = parse_npy(read_file(calib_path), calib_path);
@@ -115,7 +125,7 @@ int run_quantize(const std::vector<std::string>& words) {
 const Command kQuantizeCommand = {
     "quantize", "quantize an ONNX float model to a CVM int8 model with a calibration batch",
     "usage: cvmrt quantize MODEL.onnx --calib CALIB.npy [-o OUT.cvmrt] [--cvm DIR]\n"
-    "                      [--per-tensor] [--output-precision BITS] [--report]\n"
+    "                      [--per-tensor] [--output-precision BITS] [--percentile P] [--report]\n"
     "\n"
     "Imports MODEL (an ONNX file, or a float cvmrt model file), runs it on every sample of\n"
     "CALIB to find each tensor's range, and writes a CVM model of the 37 CVM operators: int8\n"
@@ -131,6 +141,8 @@ const Command kQuantizeCommand = {
     "  --per-tensor         one weight scale per tensor instead of one per output channel\n"
     "  --output-precision BITS\n"
     "                       bits of the model outputs (8..24, default 16)\n"
+    "  --percentile P       each activation's range is the P-th percentile of its |values|\n"
+    "                       (default 100: the largest; e.g. 99.99 lets rare outliers saturate)\n"
     "  --report             print each tensor's calibrated range, exponent and bits\n",
     run_quantize};
 

@@ -310,3 +310,31 @@ TEST_CASE("quantize: imported ONNX models it has never seen follow ONNX Runtime"
   CHECK_THROWS_WITH(cvm::quant::quantize(*fm, random_f32({4, 1, 3, 12, 12}, 1.0f, 5)),
                     Contains("(sigmoid)") && Contains("float tail"));
 }
+
+TEST_CASE("quantize: percentile calibration gives finer or equal scales and still follows",
+          "[quantize]") {
+  auto fm = small_cnn();
+  const NDArray calib = random_f32({32, 4, 10, 10}, 1.0f, 500);
+  cvm::quant::QuantizeReport by_max, by_pct;
+  cvm::quant::QuantizeOptions pct;
+  pct.percentile = 99.0;
+  auto qm = cvm::quant::quantize(*fm, calib, {}, &by_max);
+  auto qp = cvm::quant::quantize(*fm, calib, pct, &by_pct);
+  REQUIRE(by_max.tensors.size() == by_pct.tensors.size());
+  bool finer = false;
+  for (size_t i = 0; i < by_max.tensors.size(); ++i) {
+    INFO(by_max.tensors[i].node);
+    CHECK(by_pct.tensors[i].max_abs <= by_max.tensors[i].max_abs);
+    CHECK(by_pct.tensors[i].exponent >= by_max.tensors[i].exponent);
+    finer = finer || by_pct.tensors[i].exponent > by_max.tensors[i].exponent;
+  }
+  CHECK(finer);
+  CHECK(by_pct.tensors[0].node == "data");
+  CHECK(by_pct.tensors[0].max_abs == by_max.tensors[0].max_abs);  // the input keeps its maximum
+  const NDArray x = random_f32({1, 4, 10, 10}, 1.0f, 501);
+  const std::vector<float> ref = run_float(fm, x);
+  const std::vector<double> got = softmax(dequantized(*qp, run_int(qp, x), 0));
+  for (size_t j = 0; j < ref.size(); ++j) CHECK(std::fabs(got[j] - ref[j]) < 0.1);
+  pct.percentile = 40;
+  CHECK_THROWS_WITH(cvm::quant::quantize(*fm, calib, pct), Contains("percentile 40 outside"));
+}

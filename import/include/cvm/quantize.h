@@ -22,6 +22,10 @@ struct QuantizeOptions {
   // Largest spread, in bits, between the per-channel weight scales of one layer (bounded by
   // the 32-bit precision budget of the requantization; see docs/quantization.md).
   int max_channel_spread = 11;
+  // The calibrated range of each activation: 100 = the largest |value| seen; below, that
+  // percentile of the |values| (e.g. 99.99), so rare outliers saturate rather than coarsen the
+  // tensor's scale. The input always keeps its largest |value|.
+  double percentile = 100;
   ModelLimits limits;
 };
 
