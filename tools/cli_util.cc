@@ -475,28 +475,6 @@ NDArray read_model_input(const Model& model, const std::string& spec) {
 
 bool is_quantized(const Model& model) { return !model.metadata().quantization.empty(); }
 
-NDArray quantize_input(const Model& model, const NDArray& input) {
-  const TensorInfo& in = model.inputs().at(0);
-  CVM_CHECK(is_quantized(model) && input.dtype() == DataType::Float(32))
-      << "quantize_input: a quantized model's float32 input is required";
-  const double scale = model.metadata().quantization.inputs.at(0).scale;
-  const double bound = static_cast<double>((int64_t{1} << (in.precision - 1)) - 1);
-  const NDArray c = input.contiguous();
-  NDArray out = NDArray::empty(c.shape(), DataType::Int(32));
-  int32_t* dst = out.mutable_data_as<int32_t>();
-  for (int64_t i = 0; i < c.numel(); ++i) {
-    const float x = c.data_as<float>()[i];
-    if (std::isnan(x)) {
-      CVM_LOGIC_ERROR() << "input \"" << in.name << "\": NaN at flat index " << i
-                        << " cannot be quantized";
-    }
-    // As Session::set_input_float: std::round takes halves away from zero; clamp first.
-    const double r = std::round(static_cast<double>(x) * scale);
-    dst[i] = static_cast<int32_t>(std::min(std::max(r, -bound), bound));
-  }
-  return out;
-}
-
 std::string input_bytes(const Model& model, const NDArray& input) {
   const NDArray c = input.contiguous();
   std::string out;

@@ -111,10 +111,6 @@ void select_backend(const std::string& name);
 NDArray read_model_input(const Model& model, const std::string& spec);
 // Whether the model carries quantization metadata (a float interface over its integers).
 bool is_quantized(const Model& model);
-// A quantized model's float32 input as the int32 values Session::set_input_float feeds
-// (clamp(round_half_away_from_zero(x * scale), +-(2^(p-1)-1)), in double), for the section 7
-// input bytes, which are integers. LogicError for NaN.
-NDArray quantize_input(const Model& model, const NDArray& input);
 // The section 7 input bytes of an int8/int32 input array (values clipped to the input type), or
 // of a float model's float32 input.
 std::string input_bytes(const Model& model, const NDArray& input);

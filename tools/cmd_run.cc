@@ -157,7 +157,9 @@ int run_run(const std::vector<std::string>& words) {
   Section7 result;
   if (!model->postprocess().empty()) {
     // The section 7 input is the integers, whatever the file held.
-    result = section7(session, *model, quantized_input ? quantize_input(*model, input) : input);
+    const Shape& shape = model->inputs()[0].shape;
+    result = section7(session, *model,
+                      quantized_input ? model->quantize_input(input.reshape(shape)) : input);
   }
   const Quantization& quant = model->metadata().quantization;
 

@@ -15,8 +15,6 @@
 namespace cvm {
 namespace quant {
 
-double round_half_away(double x) { return x < 0 ? -std::floor(-x + 0.5) : std::floor(x + 0.5); }
-
 namespace {
 
 using Entry = ModelBuilder::Entry;
@@ -242,7 +240,7 @@ class Quantizer {
   Entry constant_at(const NDArray& c, int k, int bits, const std::string& name) {
     std::vector<int32_t> v;
     for (float f : float_values(c)) {
-      const double q = round_half_away(std::ldexp(static_cast<double>(f), k));
+      const double q = std::round(std::ldexp(static_cast<double>(f), k));
       const double lim = static_cast<double>(alpha(bits));
       v.push_back(static_cast<int32_t>(std::clamp(q, -lim, lim)));
     }
@@ -384,7 +382,7 @@ void Quantizer::conv_or_dense(uint32_t nid) {
   std::vector<int32_t> wq(wv.size());
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t i = 0; i < per_channel; ++i) {
-      const double q = round_half_away(std::ldexp(static_cast<double>(wv[c * per_channel + i]), kw[c]));
+      const double q = std::round(std::ldexp(static_cast<double>(wv[c * per_channel + i]), kw[c]));
       wq[c * per_channel + i] = static_cast<int32_t>(std::clamp(q, -127.0, 127.0));
     }
   }
@@ -393,7 +391,7 @@ void Quantizer::conv_or_dense(uint32_t nid) {
     const std::vector<float> bv = float_values(constant(nid, nd.input_entries[2]));
     std::vector<int32_t> bq(bv.size());
     for (int64_t c = 0; c < channels; ++c) {
-      const double q = round_half_away(std::ldexp(static_cast<double>(bv[c]), x.k + kw[c]));
+      const double q = std::round(std::ldexp(static_cast<double>(bv[c]), x.k + kw[c]));
       VERIFY(std::fabs(q) < 1073741823.0)
           << where(nid) << "bias of channel " << c << " does not fit 31 bits at scale 2^"
           << x.k + kw[c];
@@ -442,7 +440,7 @@ void Quantizer::pool_average(uint32_t nid, const QTensor& sum, int64_t count) {
   VERIFY(room >= 8) << where(nid) << "the sum of " << count << " values has precision "
                     << precision(sum) << ": too wide to divide exactly enough";
   const int s = room - 1;
-  const int64_t m = static_cast<int64_t>(round_half_away(std::ldexp(1.0, s) / count));
+  const int64_t m = static_cast<int64_t>(std::round(std::ldexp(1.0, s) / count));
   const Entry mc = constant_int(nd.name + "_inv_count", Shape{1}, {static_cast<int32_t>(m)}, false);
   const Entry prod = add("broadcast_mul", nd.name + "_mean", {sum.e, mc});
   q_[out_e] = finish(QTensor{prod, sum.k + s}, out_e, nd.name);
@@ -529,7 +527,7 @@ void Quantizer::pad(uint32_t nid) {
   const int bits = precision(x);
   const double lim = static_cast<double>(alpha(bits));
   const double qv = std::isinf(value) ? (value < 0 ? -lim : lim)
-                                      : std::clamp(round_half_away(std::ldexp(value, x.k)), -lim, lim);
+                                      : std::clamp(std::round(std::ldexp(value, x.k)), -lim, lim);
   Entry cur = x.e;
   for (int axis = 0; axis < nd_dims; ++axis) {
     const int64_t before = pads[axis], after = pads[axis + nd_dims];
@@ -601,7 +599,7 @@ void Quantizer::quantize_node(uint32_t nid) {
       const std::string v = nd.attrs.at(key);
       if (v == "inf") return lim;
       if (v == "-inf") return -lim;
-      return std::clamp(round_half_away(std::ldexp(std::stod(v), x.k)), -lim, lim);
+      return std::clamp(std::round(std::ldexp(std::stod(v), x.k)), -lim, lim);
     };
     const double lo = bound("a_min", -lim), hi = bound("a_max", lim);
     VERIFY(lo < hi) << where(nid) << "the clamp range is empty at scale 2^" << x.k;
@@ -617,7 +615,7 @@ void Quantizer::quantize_node(uint32_t nid) {
     const double a = nd.attrs.count("alpha") ? std::stod(nd.attrs.at("alpha")) : 0.01;
     VERIFY(a >= 0 && a <= 1) << where(nid) << "alpha " << a << " outside [0, 1]";
     const int s = 8;
-    const int32_t m = static_cast<int32_t>(round_half_away(std::ldexp(a, s)));
+    const int32_t m = static_cast<int32_t>(std::round(std::ldexp(a, s)));
     const Entry mc = constant_int(nd.name + "_alpha", Shape{1}, {m}, false);
     const Entry prod = add("broadcast_mul", nd.name + "_scaled", {x.e, mc});
     const Entry neg = add("cvm_right_shift", nd.name + "_neg", {prod},

@@ -88,20 +88,9 @@ std::vector<double> softmax(const std::vector<double>& v) {
   return e;
 }
 
-NDArray quantized_input(const Model& m, const NDArray& x) {
-  const cvm::QuantizedTensor& qi = m.metadata().quantization.inputs.at(0);
-  const double bound = std::ldexp(1.0, qi.precision - 1) - 1;
-  NDArray out = NDArray::empty(x.shape(), DataType::Int(32));
-  for (int64_t i = 0; i < x.numel(); ++i) {
-    const double q = cvm::quant::round_half_away(x.data_as<float>()[i] * qi.scale);
-    out.mutable_data_as<int32_t>()[i] = static_cast<int32_t>(std::clamp(q, -bound, bound));
-  }
-  return out;
-}
-
 NDArray run_int(const std::shared_ptr<const Model>& m, const NDArray& x) {
   Session s(m);
-  s.set_input("data", quantized_input(*m, x));
+  s.set_input_float("data", x);
   s.run();
   return s.output(0);
 }

@@ -107,6 +107,8 @@ TEST_CASE("quant_io: float inputs are rounded half away from zero and clamped", 
   s.set_input_float("data", f32({2, 4}, kInput));
   s.run();
   CHECK(ints(s.output(0)) == kQuantized);
+  // The model's own quantize_input gives the integers set_input_float feeds.
+  CHECK(ints(m->quantize_input(f32({2, 4}, kInput))) == kQuantized);
 
   const float inf = std::numeric_limits<float>::infinity();
   s.set_input_float("data", f32({2, 4}, {inf, -inf, 126.5f / 64, -126.4f / 64, 127.49f / 64,

@@ -142,6 +142,11 @@ class CVM_EXPORT Model {
   // The params, int8 where the variable's precision is <= 8, else int32 (what save() stores);
   // float models: float32 (or int32) as built.
   ParamDict params() const;
+  // Quantized models (metadata().quantization): the int32 input a float32 array `value` of the
+  // input's shape stands for, each x as clamp(round_half_away_from_zero(x * scale),
+  // +-(2^(p-1)-1)) computed in double (what Session::set_input_float feeds). LogicError for a
+  // model that is not quantized, a bad dtype or shape, or a NaN.
+  NDArray quantize_input(const NDArray& value) const;
   // The CVM graph JSON of this model (spec section 3, version cvm_1.0.0): with params() saved
   // in the legacy CVM format (ParamFormat::kLegacy), any CVM runtime loads and runs it with the
   // same outputs and cost. Every entry gets its own storage_id. LogicError for a float model.

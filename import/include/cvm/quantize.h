@@ -54,8 +54,5 @@ std::shared_ptr<const Model> quantize(const Model& float_model, const NDArray& c
                                       const QuantizeOptions& options = {},
                                       QuantizeReport* report = nullptr);
 
-// Round half away from zero (the rounding of every quantized value).
-double round_half_away(double x);
-
 }  // namespace quant
 }  // namespace cvm
