@@ -3,7 +3,9 @@
 #include "cvm/quantize.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <locale>
 #include <map>
 #include <optional>
 #include <set>
@@ -38,6 +40,31 @@ std::string tuple_str(const Shape& s) {
   std::string out = "(";
   for (int i = 0; i < s.ndim(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + (s.ndim() == 1 ? ",)" : ")");
+}
+
+// Attribute values of the float model's nodes, in the CVM string form the op layer accepted
+// (the op layer has validated them: these only read them back).
+std::vector<int64_t> int_tuple(std::string text) {  // "(1, 2)", "[1,2]" or "3"
+  for (char& ch : text) {
+    if (ch == '(' || ch == ')' || ch == '[' || ch == ']' || ch == ',') ch = ' ';
+  }
+  std::istringstream is(text);
+  std::vector<int64_t> v;
+  for (int64_t n; is >> n;) v.push_back(n);
+  return v;
+}
+double float_attr(const std::string& text) {  // a number, "inf" or "-inf"
+  if (text == "inf") return INFINITY;
+  if (text == "-inf") return -INFINITY;
+  std::istringstream is(text);
+  is.imbue(std::locale::classic());  // the op layer's parse does not depend on the locale
+  double v = 0;
+  is >> v;
+  return v;
+}
+bool bool_attr(std::string text) {  // true/false/1/0 in any case
+  for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return text == "true" || text == "1";
 }
 
 std::vector<float> float_values(const NDArray& a) {
@@ -509,21 +536,9 @@ void Quantizer::pad(uint32_t nid) {
   QTensor x = input_of(nid, 0);
   const Shape in_shape = b_.shape(x.e);
   const int nd_dims = in_shape.ndim();
-  std::vector<int64_t> pads;
-  {
-    std::string text = nd.attrs.at("pads");
-    for (char& ch : text) {
-      if (ch == '(' || ch == ')' || ch == '[' || ch == ']' || ch == ',') ch = ' ';
-    }
-    std::istringstream is(text);
-    for (int64_t v; is >> v;) pads.push_back(v);
-  }
+  const std::vector<int64_t> pads = int_tuple(nd.attrs.at("pads"));
   VERIFY(static_cast<int>(pads.size()) == 2 * nd_dims) << where(nid) << "bad pads";
-  double value = 0;
-  if (nd.attrs.count("value")) {
-    const std::string v = nd.attrs.at("value");
-    value = v == "-inf" ? -INFINITY : v == "inf" ? INFINITY : std::stod(v);
-  }
+  const double value = nd.attrs.count("value") ? float_attr(nd.attrs.at("value")) : 0.0;
   const int bits = precision(x);
   const double lim = static_cast<double>(alpha(bits));
   const double qv = std::isinf(value) ? (value < 0 ? -lim : lim)
@@ -596,10 +611,9 @@ void Quantizer::quantize_node(uint32_t nid) {
     const double lim = static_cast<double>(alpha(precision(x)));
     auto bound = [&](const char* key, double fallback) {
       if (!nd.attrs.count(key)) return fallback;
-      const std::string v = nd.attrs.at(key);
-      if (v == "inf") return lim;
-      if (v == "-inf") return -lim;
-      return std::clamp(std::round(std::ldexp(std::stod(v), x.k)), -lim, lim);
+      const double v = float_attr(nd.attrs.at(key));
+      if (std::isinf(v)) return v < 0 ? -lim : lim;
+      return std::clamp(std::round(std::ldexp(v, x.k)), -lim, lim);
     };
     const double lo = bound("a_min", -lim), hi = bound("a_max", lim);
     VERIFY(lo < hi) << where(nid) << "the clamp range is empty at scale 2^" << x.k;
@@ -612,7 +626,7 @@ void Quantizer::quantize_node(uint32_t nid) {
   }
   if (op == "leaky_relu") {
     const QTensor x = narrow(input_of(nid, 0), nd.input_entries[0], nd.name + "_in");
-    const double a = nd.attrs.count("alpha") ? std::stod(nd.attrs.at("alpha")) : 0.01;
+    const double a = nd.attrs.count("alpha") ? float_attr(nd.attrs.at("alpha")) : 0.01;
     VERIFY(a >= 0 && a <= 1) << where(nid) << "alpha " << a << " outside [0, 1]";
     const int s = 8;
     const int32_t m = static_cast<int32_t>(std::round(std::ldexp(a, s)));
@@ -629,23 +643,11 @@ void Quantizer::quantize_node(uint32_t nid) {
     const Shape xs = b_.shape(x.e);
     // Shape logic of the float op is trusted; only windows that always hold kh*kw cells map
     // to a sum by an all-ones depthwise conv2d.
-    std::vector<int64_t> ps;
-    auto tuple = [](const std::string& text) {
-      std::vector<int64_t> v;
-      std::string t = text;
-      for (char& ch : t) {
-        if (ch == '(' || ch == ')' || ch == '[' || ch == ']' || ch == ',') ch = ' ';
-      }
-      std::istringstream is(t);
-      for (int64_t n; is >> n;) v.push_back(n);
-      return v;
-    };
-    const std::vector<int64_t> pool = tuple(nd.attrs.at("pool_size"));
-    if (nd.attrs.count("padding")) ps = tuple(nd.attrs.at("padding"));
-    const bool include_pad = nd.attrs.count("count_include_pad") &&
-                             (nd.attrs.at("count_include_pad") == "True" ||
-                              nd.attrs.at("count_include_pad") == "true" ||
-                              nd.attrs.at("count_include_pad") == "1");
+    const std::vector<int64_t> pool = int_tuple(nd.attrs.at("pool_size"));
+    const std::vector<int64_t> ps =
+        nd.attrs.count("padding") ? int_tuple(nd.attrs.at("padding")) : std::vector<int64_t>{};
+    const bool include_pad =
+        nd.attrs.count("count_include_pad") && bool_attr(nd.attrs.at("count_include_pad"));
     bool no_pad = true;
     for (int64_t p : ps) no_pad = no_pad && p == 0;
     VERIFY(no_pad || (include_pad && (ps.size() <= 2 || (ps[0] == ps[2] && ps[1] == ps[3]))))
