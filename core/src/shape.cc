@@ -88,10 +88,18 @@ void Shape::erase(int pos) {
   --ndim_;
 }
 
+// Every dimension counts at least 1 in the product that must fit int64, so a shape is valid or
+// not whatever the position of a zero dimension: (0, 2^40, 2^40) fails here as (2^40, 2^40, 0)
+// does, and a shape that passed numel() has contiguous strides that fit int64 too.
 int64_t Shape::numel() const {
-  int64_t n = 1;
-  for (int64_t d : *this) n = checked_mul(n, d, "element count");
-  return n;
+  int64_t extent = 1;
+  bool empty = false;
+  for (int64_t d : *this) {
+    VERIFY(d >= 0) << "element count: negative extent " << d << " in shape " << str();
+    extent = checked_mul(extent, std::max<int64_t>(d, 1), "element count");
+    empty = empty || d == 0;
+  }
+  return empty ? 0 : extent;
 }
 
 Shape Shape::contiguous_strides() const {
@@ -100,7 +108,7 @@ Shape Shape::contiguous_strides() const {
   int64_t stride = 1;
   for (int i = ndim_ - 1; i >= 0; --i) {
     s[i] = stride;
-    stride *= std::max<int64_t>((*this)[i], 1);
+    if (i > 0) stride = checked_mul(stride, std::max<int64_t>((*this)[i], 1), "contiguous stride");
   }
   return s;
 }

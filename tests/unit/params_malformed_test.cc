@@ -564,3 +564,37 @@ TEST_CASE("params: legacy: hand-crafted bad fields give clear logic errors",
     REQUIRE(d.at("f64").dtype() == DataType::Float(64));
   }
 }
+
+// A shape with a zero dimension has no elements, but its other dimensions still give its strides:
+// (0, 2^40, 2^40) must be rejected as (2^40, 2^40, 0) is, not pass the element-count check and
+// overflow int64 computing strides (the coverage-guided fuzzer's first finding, committed as a
+// regression input under tests/fuzz/regressions/params/).
+TEST_CASE("params: a zero dimension does not hide an overflowing shape", "[params][malformed]") {
+  const int64_t big = int64_t{1} << 40;
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{0, big, big}, {big, 0, big}, {big, big, 0}}) {
+    CAPTURE(shape);
+    Legacy l;
+    l.header(1).name("x").u64(1).tensor(shape, kDLInt, 8, 0, 0);
+    REQUIRE_THROWS_WITH(loads(l.b), Contains("overflows int64"));
+    FakeFile f;
+    f.tensors = {fake("x", shape)};
+    REQUIRE_THROWS_WITH(loads(craft(f)), Contains("overflows int64"));
+  }
+  // Empty tensors whose extents fit still load, with contiguous strides.
+  Legacy ok;
+  ok.header(1).name("x").u64(1).tensor({0, 1 << 20, 1 << 20}, kDLInt, 8, 0, 0);
+  REQUIRE(loads(ok.b));
+  ParamDict d = ParamDict::load(ok.b.data(), ok.b.size());
+  REQUIRE(d.at("x").numel() == 0);
+  REQUIRE(d.at("x").shape() == Shape{0, 1 << 20, 1 << 20});
+
+  const std::string path = std::string(CVM_TEST_DATA_DIR) +
+                           "/fuzz/regressions/params/params-legacy-zero-dim-stride-overflow.bin";
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  std::vector<uint8_t> finding((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(finding.size() == 732);
+  REQUIRE_THROWS_WITH(loads(finding), Contains("overflows int64"));
+  REQUIRE(outcome_of(finding, /*verify=*/false) == Outcome::kLogicError);
+}
