@@ -1,10 +1,6 @@
 // conv2d on AVX-512 VNNI: int8 lanes and vpdpbusd (gemm_engine.inc), compiled with -mavx512f
-// -mavx512bw -mavx512vnni. GCC 12 warns about the _mm512_undefined_*() placeholders inside its own
-// AVX-512 intrinsics (GCC bug 105593, fixed in GCC 13).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+// -mavx512bw -mavx512vnni.
+#include "immintrin_avx512.h"
 
 #include <cstdint>
 #include <cstring>

@@ -1,4 +1,7 @@
 // Detects the x86 features the SIMD kernels need, once per process, honouring CVMRT_ISA.
+#include <cpuid.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -10,18 +13,56 @@ namespace kernel {
 namespace simd {
 namespace {
 
+// CPUID leaf/subleaf registers; all zero when the leaf is beyond the processor's maximum.
+struct CpuidRegs {
+  uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+
+CpuidRegs cpuid(uint32_t leaf, uint32_t subleaf) {
+  CpuidRegs r;
+  if (static_cast<uint32_t>(__get_cpuid_max(0, nullptr)) < leaf) return r;
+  __cpuid_count(leaf, subleaf, r.eax, r.ebx, r.ecx, r.edx);
+  return r;
+}
+
+// XCR0: which register states the operating system saves (only valid when OSXSAVE is set).
+uint64_t xcr0() {
+  uint32_t lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (uint64_t{hi} << 32) | lo;
+}
+
+bool bit(uint32_t reg, int n) { return ((reg >> n) & 1u) != 0; }
+
+// Features from CPUID directly (bit positions from the Intel SDM, Vol. 2A, CPUID), each counted
+// only when the OS also saves the state it uses: YMM for AVX2/FMA/AVX-VNNI, opmask and ZMM for
+// AVX-512, the tile state for AMX. Compiler builtins differ in which names they know (clang 14
+// rejects "avxvnni" and "amx-*"), so none are used.
 uint32_t detect() {
+  const CpuidRegs l1 = cpuid(1, 0);
+  if (!bit(l1.ecx, 27)) return kCpuNone;  // OSXSAVE: no XGETBV, no AVX state
+  const uint64_t xcr = xcr0();
+  const bool ymm = (xcr & 0x6) == 0x6;           // SSE + AVX state
+  const bool zmm = ymm && (xcr & 0xE0) == 0xE0;  // opmask + ZMM_Hi256 + Hi16_ZMM
+  const bool tiles = (xcr & 0x60000) == 0x60000;  // XTILECFG + XTILEDATA
+  const CpuidRegs l7 = cpuid(7, 0);
+  const CpuidRegs l7s1 = l7.eax >= 1 ? cpuid(7, 1) : CpuidRegs{};
   uint32_t f = kCpuNone;
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2")) f |= kCpuAvx2;
-  if (__builtin_cpu_supports("fma")) f |= kCpuFma;
-  if (__builtin_cpu_supports("avx512f")) f |= kCpuAvx512f;
-  if (__builtin_cpu_supports("avx512bw")) f |= kCpuAvx512bw;
-  if (__builtin_cpu_supports("avx512vl")) f |= kCpuAvx512vl;
-  if (__builtin_cpu_supports("avx512vnni")) f |= kCpuAvx512vnni;
-  if (__builtin_cpu_supports("avxvnni")) f |= kCpuAvxVnni;
-  if (__builtin_cpu_supports("amx-tile")) f |= kCpuAmxTile;
-  if (__builtin_cpu_supports("amx-int8")) f |= kCpuAmxInt8;
+  if (ymm && bit(l1.ecx, 28)) {  // AVX
+    if (bit(l7.ebx, 5)) f |= kCpuAvx2;
+    if (bit(l1.ecx, 12)) f |= kCpuFma;
+    if (bit(l7s1.eax, 4)) f |= kCpuAvxVnni;
+  }
+  if (zmm) {
+    if (bit(l7.ebx, 16)) f |= kCpuAvx512f;
+    if (bit(l7.ebx, 30)) f |= kCpuAvx512bw;
+    if (bit(l7.ebx, 31)) f |= kCpuAvx512vl;
+    if (bit(l7.ecx, 11)) f |= kCpuAvx512vnni;
+  }
+  if (tiles) {
+    if (bit(l7.edx, 24)) f |= kCpuAmxTile;
+    if (bit(l7.edx, 25)) f |= kCpuAmxInt8;
+  }
   return f;
 }
 

@@ -1,11 +1,6 @@
 // dense on AMX tdpbssd tiles (gemm_amx.inc), compiled with -mavx512f -mavx512bw -mavx512vnni
 // -mamx-tile -mamx-int8; the AVX-512 VNNI paths cover what AMX does not.
-// GCC 12 warns about the _mm512_undefined_*() placeholders inside its own AVX-512 intrinsics
-// (GCC bug 105593, fixed in GCC 13).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "immintrin_avx512.h"
 
 #include <cstdint>
 #include <cstring>

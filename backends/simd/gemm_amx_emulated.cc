@@ -1,9 +1,6 @@
 // The AMX conv2d/dense kernels with software tiles (CVM_AMX_EMULATE in gemm_amx.inc), for tests
 // of their packing and tiling on CPUs without AMX. Compiled with AVX-512 VNNI flags only.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "immintrin_avx512.h"
 
 #include <cstdint>
 #include <cstring>

@@ -1,11 +1,6 @@
 // AVX-512 reduction kernels: int32 sum and max, float32 sum in the 16-lane order (compiled with
 // -mavx512f -mavx512bw for this file only).
-// GCC 12 warns about the _mm512_undefined_*() placeholders inside its own AVX-512 intrinsics
-// (GCC bug 105593, fixed in GCC 13).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
+#include "immintrin_avx512.h"
 
 #include <cstdint>
 #include <cstring>

@@ -80,7 +80,7 @@ std::string trim(const std::string& s) {
 std::string cpu_model() {
 #if defined(__x86_64__) || defined(__i386__)
   unsigned int regs[12] = {};
-  if (__get_cpuid_max(0x80000000u, nullptr) >= 0x80000004u) {
+  if (static_cast<unsigned int>(__get_cpuid_max(0x80000000u, nullptr)) >= 0x80000004u) {
     for (unsigned int i = 0; i < 3; ++i) {
       __get_cpuid(0x80000002u + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2],
                   &regs[4 * i + 3]);
