@@ -63,7 +63,7 @@ std::string quant_json(const Model& m) {
 int run_quantize(const std::vector<std::string>& words) {
   Args args("quantize", words,
             {{"calib"}, {"output", true, false, 'o'}, {"cvm"}, {"per-tensor", false},
-             {"output-precision"}, {"percentile"}, {"report", false}},
+             {"output-precision"}, {"percentile"}, {"split", false}, {"report", false}},
             1, 1);
   if (!args.has("calib")) throw UsageError("missing --calib CALIB.npy (a float32 batch)");
   if (!args.has("output") && !args.has("cvm")) {
@@ -72,6 +72,7 @@ int run_quantize(const std::vector<std::string>& words) {
   const std::string in = args.positional()[0];
   quant::QuantizeOptions options;
   options.per_channel = !args.has("per-tensor");
+  options.split = args.has("split");
   options.output_precision = static_cast<int>(args.get_int("output-precision", 16, 8, 24));
   if (args.has("percentile")) {
     const std::string text = args.get("percentile");
@@ -109,7 +110,8 @@ int run_quantize(const std::vector<std::string>& words) {
   const Quantization& q = qm->metadata().quantization;
   std::cout << "quantized " << in << " (" << fm->nodes().size() << " float nodes) with "
             << report.calibration_samples << " calibration samples, "
-            << (options.per_channel ? "per-channel" : "per-tensor") << " weight scales: "
+            << (options.per_channel ? "per-channel" : "per-tensor") << " weight scales"
+            << (options.split ? ", split 15-bit weights and activations" : "") << ": "
             << qm->nodes().size() << " CVM nodes, input scale 2^"
             << static_cast<int>(std::lround(std::log2(q.inputs[0].scale))) << ", cost "
             << cost_str(qm->cost()) << "\n";
@@ -125,7 +127,8 @@ int run_quantize(const std::vector<std::string>& words) {
 const Command kQuantizeCommand = {
     "quantize", "quantize an ONNX float model to a CVM int8 model with a calibration batch",
     "usage: cvmrt quantize MODEL.onnx --calib CALIB.npy [-o OUT.cvmrt] [--cvm DIR]\n"
-    "                      [--per-tensor] [--output-precision BITS] [--percentile P] [--report]\n"
+    "                      [--per-tensor] [--output-precision BITS] [--percentile P] [--split]\n"
+    "                      [--report]\n"
     "\n"
     "Imports MODEL (an ONNX file, or a float cvmrt model file), runs it on every sample of\n"
     "CALIB to find each tensor's range, and writes a CVM model of the 37 CVM operators: int8\n"
@@ -143,6 +146,9 @@ const Command kQuantizeCommand = {
     "                       bits of the model outputs (8..24, default 16)\n"
     "  --percentile P       each activation's range is the P-th percentile of its |values|\n"
     "                       (default 100: the largest; e.g. 99.99 lets rare outliers saturate)\n"
+    "  --split              split precision: 15-bit weights, activations and input, each fed to\n"
+    "                       conv2d/dense as two int8 halves (three conv2d/dense per layer, about\n"
+    "                       3x the cost; far closer to the float model)\n"
     "  --report             print each tensor's calibrated range, exponent and bits\n",
     run_quantize};
 

@@ -28,9 +28,6 @@ Targets (exit status 1 when one fails; 0 otherwise):
   gate model:   (--gate, default the first --quant) every ORT face found, max |score diff| over
                 all anchors <= 0.05, IoU of every matched face >= 0.9
 Other quantized models are reported but not gated.
---floor gates what the int8 scheme reaches today instead (a regression floor for the test
-command, not the targets): every ORT face found, each found face's score within 0.06 and its
-box IoU >= 0.8; the float targets are unchanged.
 """
 import json
 import os
@@ -47,14 +44,11 @@ import decode  # noqa: E402
 FLOAT_TOL = 1e-3
 SCORE_TOL = 0.05
 IOU_MIN = 0.9
-FLOOR_SCORE = 0.06  # --floor: a found face's score
-FLOOR_IOU = 0.8     # --floor: a found face's box
 FOUND_IOU = 0.5
 
 
 def parse(argv):
-    opts = {"quant": [], "gate": None, "cvmrt": None, "json": None, "detail": False,
-            "floor": False}
+    opts = {"quant": [], "gate": None, "cvmrt": None, "json": None, "detail": False}
     i = 0
     while i < len(argv):
         key = argv[i]
@@ -63,9 +57,6 @@ def parse(argv):
             i += 2
         elif key == "--detail":
             opts["detail"] = True
-            i += 1
-        elif key == "--floor":
-            opts["floor"] = True
             i += 1
         elif key == "--quant":
             name, _, path = argv[i + 1].partition("=")
@@ -251,13 +242,6 @@ def main(argv):
                 if m["missed"] or m["extra"]:
                     why.append("detections differ from ORT (missed %d, extra %d)"
                                % (m["missed"], m["extra"]))
-            elif tag == o["gate"] and o["floor"]:
-                if m["missed"]:
-                    why.append("%d of %d ORT faces not found" % (m["missed"], m["ort_faces"]))
-                if m["max_det_score_diff"] is not None and m["max_det_score_diff"] > FLOOR_SCORE:
-                    why.append("face score diff %.4f > %g" % (m["max_det_score_diff"], FLOOR_SCORE))
-                if m["min_iou"] is not None and m["missed"] == 0 and m["min_iou"] < FLOOR_IOU:
-                    why.append("IoU %.4f < %g" % (m["min_iou"], FLOOR_IOU))
             elif tag == o["gate"]:
                 if m["missed"]:
                     why.append("%d of %d ORT faces not found" % (m["missed"], m["ort_faces"]))
@@ -296,9 +280,6 @@ def main(argv):
         print("\nFAIL: targets missed on %d of %d inputs:" % (len(failures), len(names)))
         for line in failures:
             print("  " + line)
-    elif o["floor"]:
-        print("\nPASS (floor): cvmrt float within %g of ORT; %s finds every ORT face, face scores "
-              "within %g, IoU >= %g" % (FLOAT_TOL, o["gate"], FLOOR_SCORE, FLOOR_IOU))
     else:
         print("\nPASS: cvmrt float within %g of ORT; %s finds every ORT face, max score diff <= %g, IoU >= %g"
               % (FLOAT_TOL, o["gate"], SCORE_TOL, IOU_MIN))

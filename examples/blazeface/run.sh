@@ -10,16 +10,17 @@
 #   3. onnxruntime-node in bench/ort/node_modules (npm install there when it is missing)
 #   4. prepare_inputs.py                            -> WORK_DIR/inputs/*.npy, calib.npy
 #   5. cvmrt import                                 -> WORK_DIR/blazeface.cvmrt
-#   6. cvmrt quantize, per-channel and --per-tensor -> WORK_DIR/blazeface_int8{,_pt}.cvmrt
+#   6. cvmrt quantize, --split (15-bit weights and activations as int8 halves), per-channel and
+#      --per-tensor                                 -> WORK_DIR/blazeface_int8{_split,,_pt}.cvmrt
 #      When the quantizer refuses the model as it is, its message is printed and the model is
 #      rewritten by concat_to_pad.py (equivalent Pad nodes for the Concat-with-zeros channel
 #      padding) and quantized from that; the float import always uses the original file.
-#   7. compare.py: ORT vs cvmrt float vs both int8 models; tables, targets, timings
-#   8. cvmrt bench of the float and both int8 models (20 runs)
+#   7. compare.py: ORT vs cvmrt float vs the three int8 models; tables, targets (gated on the
+#      --split model), timings
+#   8. cvmrt bench of the float and the int8 models (20 runs)
 #   9. with --study: int8_study.py (the int8 scheme as fake-quant under ORT, see its docstring)
 # The exit status is compare.py's: 0 when every target of the issue is met, 1 when one is not;
 # other failures exit with their own status. CVMRT=path overrides build/tools/cvmrt.
-# BLAZEFACE_FLOOR=1 gates compare.py's --floor instead (what the test command checks).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -116,14 +117,19 @@ t=$(now)
 "$CVMRT" quantize "$QSRC" --calib "$WORK/inputs/calib.npy" -o "$WORK/blazeface_int8_pt.cvmrt" \
     --per-tensor --report >"$WORK/quantize_report_pt.txt"
 echo "   per-tensor:  $(grep '^quantized' "$WORK/quantize_report_pt.txt") ($(took "$t"))"
-echo "   calibrated ranges: $WORK/quantize_report.txt, $WORK/quantize_report_pt.txt"
+t=$(now)
+"$CVMRT" quantize "$QSRC" --calib "$WORK/inputs/calib.npy" -o "$WORK/blazeface_int8_split.cvmrt" \
+    --split --report >"$WORK/quantize_report_split.txt"
+echo "   split:       $(grep '^quantized' "$WORK/quantize_report_split.txt") ($(took "$t"))"
+echo "   calibrated ranges: $WORK/quantize_report{,_pt,_split}.txt"
 
 step "7. compare"
 set +e
 "$PY" "$HERE/compare.py" --inputs "$WORK/inputs" --work "$WORK" --onnx "$WORK/blazeface.onnx" \
-    --float "$WORK/blazeface.cvmrt" --quant int8="$WORK/blazeface_int8.cvmrt" \
+    --float "$WORK/blazeface.cvmrt" --quant int8-split="$WORK/blazeface_int8_split.cvmrt" \
+    --quant int8="$WORK/blazeface_int8.cvmrt" \
     --quant int8-per-tensor="$WORK/blazeface_int8_pt.cvmrt" --cvmrt "$CVMRT" \
-    --json "$WORK/results.json" ${BLAZEFACE_FLOOR:+--floor} | tee "$WORK/compare.txt"
+    --json "$WORK/results.json" | tee "$WORK/compare.txt"
 STATUS=${PIPESTATUS[0]}
 set -e
 
@@ -131,10 +137,10 @@ step "8. latency (cvmrt bench, 20 runs, $(nproc) hardware threads)"
 # `cvmrt bench` wants float32 for a float model (its seeded default input is int32, which a
 # float model refuses) and integers for a quantized one (it refuses float32): the float model
 # gets the astronaut input, the int8 models their seeded default.
-for m in blazeface blazeface_int8 blazeface_int8_pt; do
+for m in blazeface blazeface_int8_split blazeface_int8 blazeface_int8_pt; do
   IN=()
   if [ "$m" = blazeface ]; then IN=(--input "data=$WORK/inputs/astronaut.npy"); fi
-  printf '   %-18s ' "$m"
+  printf '   %-20s ' "$m"
   "$CVMRT" bench "$WORK/$m.cvmrt" "${IN[@]}" --runs 20 --profile 0 2>/dev/null | grep -E '^latency' \
       || echo "(cvmrt bench failed)"
 done

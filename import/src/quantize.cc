@@ -22,6 +22,9 @@ namespace {
 using Entry = ModelBuilder::Entry;
 
 constexpr int kActivationBits = 8;
+// QuantizeOptions::split: weights and activations of 15 bits, fed to conv2d/dense as two int8
+// halves v = hi * 2^kSplitShift + lo (|hi|, |lo| <= 127).
+constexpr int kSplitBits = 15, kSplitShift = 7;
 // Extra bits kept between the two shifts of a per-channel requantization.
 constexpr int kGuardBits = 4;
 constexpr int kMinExponent = -30, kMaxExponent = 30;
@@ -231,7 +234,7 @@ class Quantizer {
   // The bits an op's output gets: the heads, the inputs of a float tail and what reaches them
   // through moves_values() operators keep output_precision.
   int out_bits(uint32_t e) const {
-    return wide_.count(e) ? opts_.output_precision : kActivationBits;
+    return wide_.count(e) ? opts_.output_precision : act_bits();
   }
   // `t` (the integer form of float entry `e`, at any precision) requantized to its calibrated
   // scale with out_bits(e) bits, named `name`.
@@ -245,10 +248,13 @@ class Quantizer {
     }
     return r;
   }
-  // An activation for conv2d/dense: at most 8 bits.
+  // Bits of activations (and of the weights of conv2d/dense): 8, or 15 with split precision.
+  int act_bits() const { return opts_.split ? kSplitBits : kActivationBits; }
+  // An activation for conv2d/dense (split into int8 halves by split_input when wider than 8
+  // bits), a multiplication or leaky_relu: at most act_bits().
   QTensor narrow(const QTensor& t, uint32_t e, const std::string& name) {
-    if (precision(t) <= kActivationBits) return t;
-    return rescale(t, std::min(t.k, calibrated(e, kActivationBits)), kActivationBits, name);
+    if (precision(t) <= act_bits()) return t;
+    return rescale(t, std::min(t.k, calibrated(e, act_bits())), act_bits(), name);
   }
   // Several tensors brought to one exponent (the smallest), for add/sub/concatenate.
   std::vector<QTensor> align(const std::vector<QTensor>& ts, const std::string& name) {
@@ -275,6 +281,9 @@ class Quantizer {
   }
 
   void quantize_node(uint32_t nid);
+  std::vector<QTensor> split_input(const QTensor& x, const std::string& name);
+  QTensor to_exponent(const QTensor& t, int k, int bits, const std::string& name);
+  QTensor sum_at(const std::vector<QTensor>& parts, int k, int bits, const std::string& name);
   void conv_or_dense(uint32_t nid);
   void pool_average(uint32_t nid, const QTensor& sum, int64_t count);
   void add_sub(uint32_t nid);
@@ -377,11 +386,59 @@ void Quantizer::calibrate(const NDArray& calib, QuantizeReport* report) {
   if (report) report->calibration_samples = n;
 }
 
+// The operands of conv2d/dense (at most 8 bits each) that stand for `x`: x itself, or its two
+// halves hi = x >> 7 (rounded, 8 bits, exponent k - 7) and lo = x - hi * 2^7 (exponent k). The
+// rounding keeps |lo| <= 64, and <= 127 where hi saturates at +-127 (|x| <= 2^14 - 1), so both
+// halves are exact int8 values.
+std::vector<QTensor> Quantizer::split_input(const QTensor& x, const std::string& name) {
+  if (precision(x) <= kActivationBits) return {x};
+  CHECK(precision(x) <= kSplitBits) << "quantize: " << name << " is too wide to split";
+  const std::string sh = std::to_string(kSplitShift);
+  const Entry hi = add("cvm_right_shift", name + "_hi", {x.e},
+                       {{"precision", std::to_string(kActivationBits)}, {"shift_bit", sh}});
+  const Entry back = add("cvm_left_shift", name + "_hi_back", {hi},
+                         {{"precision", std::to_string(kSplitBits)}, {"shift_bit", sh}});
+  const Entry diff = add("elemwise_sub", name + "_lo_wide", {x.e, back});
+  const Entry lo = add("cvm_clip", name + "_lo", {diff},
+                       {{"precision", std::to_string(kActivationBits)}});
+  return {{hi, x.k - kSplitShift}, {lo, x.k}};
+}
+
+// `t` brought to exponent k with `bits` bits: a rounding right shift, a clip, or a left shift
+// (exact; values that the result's clamp would saturate are clipped first when the shift would
+// otherwise exceed 32 bits).
+QTensor Quantizer::to_exponent(const QTensor& t, int k, int bits, const std::string& name) {
+  if (k <= t.k) return rescale(t, k, bits, name);
+  const int s = k - t.k;
+  VERIFY(s < bits) << "quantize: " << name << ": a left shift by " << s << " leaves nothing of "
+                   << bits << " bits";
+  Entry e = t.e;
+  if (precision(t) + s > 32) {
+    e = add("cvm_clip", name + "_clip", {e}, {{"precision", std::to_string(bits - s)}});
+  }
+  return {add("cvm_left_shift", name, {e},
+              {{"precision", std::to_string(bits)}, {"shift_bit", std::to_string(s)}}),
+          k};
+}
+
+// Partial results brought to exponent k with `bits` bits each and added (precision grows by one
+// bit per addition).
+QTensor Quantizer::sum_at(const std::vector<QTensor>& parts, int k, int bits,
+                          const std::string& name) {
+  QTensor sum = to_exponent(parts[0], k, bits, name + "_part0");
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const QTensor p = to_exponent(parts[i], k, bits, name + "_part" + std::to_string(i));
+    sum.e = add("elemwise_add", name + "_sum" + std::to_string(i), {sum.e, p.e});
+  }
+  return sum;
+}
+
 void Quantizer::conv_or_dense(uint32_t nid) {
   const NodeInfo& nd = node(nid);
   const bool conv = nd.op == "conv2d";
   const uint32_t out_e = nd.first_entry;
-  QTensor x = narrow(input_of(nid, 0), nd.input_entries[0], nd.name + "_in");
+  const QTensor x = narrow(input_of(nid, 0), nd.input_entries[0], nd.name + "_in");
+  const std::vector<QTensor> xs = split_input(x, nd.name + "_in");
   const NDArray w = constant(nid, nd.input_entries.at(1));
   VERIFY(w.dtype() == DataType::Float(32)) << where(nid) << "weight must be float32";
   const bool bias = nd.input_entries.size() > 2;
@@ -395,55 +452,118 @@ void Quantizer::conv_or_dense(uint32_t nid) {
     }
   }
   const double all_max = *std::max_element(ch_max.begin(), ch_max.end());
-  const int k_tensor = exponent_for(all_max, alpha(kActivationBits));
+  const int64_t wbound = alpha(act_bits());
+  const int k_tensor = exponent_for(all_max, wbound);
   const int bits = out_bits(out_e);
   // The channel alignment needs (bits + guard + spread) + (spread + 2) <= 32 bits.
   const int spread = std::min(opts_.max_channel_spread, (30 - bits - kGuardBits) / 2);
   std::vector<int> kw(static_cast<size_t>(channels), k_tensor);
   if (opts_.per_channel) {
     for (int64_t c = 0; c < channels; ++c) {
-      kw[c] = ch_max[c] > 0 ? exponent_for(ch_max[c], alpha(kActivationBits)) : k_tensor;
+      kw[c] = ch_max[c] > 0 ? exponent_for(ch_max[c], wbound) : k_tensor;
       kw[c] = std::min(kw[c], k_tensor + spread);
     }
   }
-  std::vector<int32_t> wq(wv.size());
+  // The weights at their exponents; with split precision, as halves hi (exponent kw - 7) and lo.
+  std::vector<int32_t> wq(wv.size()), whi, wlo;
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t i = 0; i < per_channel; ++i) {
       const double q = std::round(std::ldexp(static_cast<double>(wv[c * per_channel + i]), kw[c]));
-      wq[c * per_channel + i] = static_cast<int32_t>(std::clamp(q, -127.0, 127.0));
+      wq[c * per_channel + i] = static_cast<int32_t>(std::clamp(q, -double(wbound), double(wbound)));
     }
   }
-  std::vector<Entry> ins = {x.e, constant_int(nd.name + "_weight", w.shape(), wq, true)};
-  if (bias) {
-    const std::vector<float> bv = float_values(constant(nid, nd.input_entries[2]));
-    std::vector<int32_t> bq(bv.size());
-    for (int64_t c = 0; c < channels; ++c) {
-      const double q = std::round(std::ldexp(static_cast<double>(bv[c]), x.k + kw[c]));
-      VERIFY(std::fabs(q) < 1073741823.0)
-          << where(nid) << "bias of channel " << c << " does not fit 31 bits at scale 2^"
-          << x.k + kw[c];
-      bq[c] = static_cast<int32_t>(q);
+  // Weight operands: (values, exponent offset from kw).
+  std::vector<std::pair<std::vector<int32_t>, int>> ws;
+  if (opts_.split) {
+    for (int32_t q : wq) {
+      const int32_t hi = std::clamp((q + (1 << (kSplitShift - 1))) >> kSplitShift, -127, 127);
+      whi.push_back(hi);
+      wlo.push_back(q - hi * (1 << kSplitShift));
     }
-    ins.push_back(constant_int(nd.name + "_bias", Shape{channels}, bq, false));
+    ws = {{whi, -kSplitShift}, {wlo, 0}};
+  } else {
+    ws = {{wq, 0}};
   }
-  const Entry acc = add(nd.op, nd.name + "_acc", ins, nd.attrs);
-  // Per channel the accumulator has exponent x.k + kw[c]; bring every channel to one exponent.
+  // The products of the operands' halves; hi*hi is 2^14 coarser than lo*lo, which is dropped
+  // when there are four (it is below the result's resolution).
+  struct Partial {
+    size_t xi, wi;
+    int offset;  // exponent relative to x.k + kw
+  };
+  std::vector<Partial> partials;
+  int off_min = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    for (size_t j = 0; j < ws.size(); ++j) {
+      partials.push_back({i, j, xs[i].k - x.k + ws[j].second});
+      off_min = std::min(off_min, partials.back().offset);
+    }
+  }
+  partials.erase(std::remove_if(partials.begin(), partials.end(),
+                                [&](const Partial& p) { return p.offset > off_min + kSplitShift; }),
+                 partials.end());
+  int off_max = off_min;
+  for (const Partial& p : partials) off_max = std::max(off_max, p.offset);
+  // The bias joins the finest partial, at its exponent x.k + kw + off_max.
+  std::vector<QTensor> accs;
+  std::vector<std::optional<Entry>> wes(ws.size());
+  bool bias_done = false;
+  for (const Partial& p : partials) {
+    if (!wes[p.wi]) {
+      wes[p.wi] = constant_int(nd.name + (ws.size() > 1 ? (p.wi ? "_weight_lo" : "_weight_hi")
+                                                         : "_weight"),
+                               w.shape(), ws[p.wi].first, true);
+    }
+    std::vector<Entry> ins = {xs[p.xi].e, *wes[p.wi]};
+    AttrMap attrs = nd.attrs;
+    if (bias && !bias_done && p.offset == off_max) {
+      const std::vector<float> bv = float_values(constant(nid, nd.input_entries[2]));
+      std::vector<int32_t> bq(bv.size());
+      for (int64_t c = 0; c < channels; ++c) {
+        const int kb = x.k + kw[c] + off_max;
+        const double q = std::round(std::ldexp(static_cast<double>(bv[c]), kb));
+        VERIFY(std::fabs(q) < 1073741823.0)
+            << where(nid) << "bias of channel " << c << " does not fit 31 bits at scale 2^" << kb;
+        bq[c] = static_cast<int32_t>(q);
+      }
+      ins.push_back(constant_int(nd.name + "_bias", Shape{channels}, bq, false));
+      bias_done = true;
+    } else if (bias) {
+      attrs["use_bias"] = "False";
+    }
+    const std::string suffix = partials.size() > 1 ? "_acc" + std::to_string(accs.size()) : "_acc";
+    accs.push_back({add(nd.op, nd.name + suffix, ins, attrs), x.k + p.offset});
+  }
+  // Per channel the accumulators have exponent acc.k + kw[c]; bring every channel to one
+  // exponent.
   const int kmin_w = *std::min_element(kw.begin(), kw.end());
-  const int ky = std::min(calibrated(out_e, bits), x.k + kmin_w);
+  for (QTensor& t : accs) t.k += kmin_w;
+  const int ky = std::min(calibrated(out_e, bits), x.k + kmin_w + off_max);
   std::vector<int> shift(static_cast<size_t>(channels));
-  for (int64_t c = 0; c < channels; ++c) shift[c] = x.k + kw[c] - ky;
+  for (int64_t c = 0; c < channels; ++c) shift[c] = x.k + kw[c] + off_max - ky;
   const int smin = *std::min_element(shift.begin(), shift.end());
   const int rmax = *std::max_element(shift.begin(), shift.end()) - smin;
-  QTensor t{acc, x.k + kmin_w};
-  if (rmax == 0) {
-    q_[out_e] = finish(t, out_e, nd.name);
-    return;
-  }
   // Shift by the common part less `guard` bits, scale each channel up to the finest exponent,
   // then one rounding shift by the rest. The guard bits keep the first rounding from biasing
   // the second (two round-half-up steps in a row drift upward when the second is short).
   const int guard = std::min(kGuardBits, smin);
-  t = rescale(t, t.k - (smin - guard), bits + guard + rmax, nd.name + "_shift");
+  QTensor t;
+  if (accs.size() == 1) {
+    t = accs[0];
+    if (rmax == 0) {
+      q_[out_e] = finish(t, out_e, nd.name);
+      return;
+    }
+    t = rescale(t, t.k - (smin - guard), bits + guard + rmax, nd.name + "_shift");
+  } else {
+    // Split precision: the partials meet at ky + guard (for the finest channel) and are added.
+    t = sum_at(accs, ky + guard, bits + guard + rmax, nd.name + "_shift");
+    if (rmax == 0) {
+      q_[out_e] = finish(t, out_e, nd.name);
+      return;
+    }
+    t.e = add("cvm_clip", nd.name + "_sum", {t.e},
+              {{"precision", std::to_string(bits + guard + rmax)}});
+  }
   std::vector<int32_t> mult(static_cast<size_t>(channels));
   for (int64_t c = 0; c < channels; ++c) mult[c] = int32_t{1} << (rmax - (shift[c] - smin));
   const Shape mshape = conv ? Shape{channels, 1, 1} : Shape{channels};
@@ -454,14 +574,18 @@ void Quantizer::conv_or_dense(uint32_t nid) {
 
 // A sum of `count` values turned into their mean (an exponent change for a power of two, else
 // a multiplication by round(2^s / count)), then requantized.
-void Quantizer::pool_average(uint32_t nid, const QTensor& sum, int64_t count) {
+void Quantizer::pool_average(uint32_t nid, const QTensor& whole, int64_t count) {
   const NodeInfo& nd = node(nid);
   const uint32_t out_e = nd.first_entry;
   if ((count & (count - 1)) == 0) {
     int log2 = 0;
     while ((int64_t{1} << log2) < count) ++log2;
-    q_[out_e] = finish(QTensor{sum.e, sum.k + log2}, out_e, nd.name);
+    q_[out_e] = finish(QTensor{whole.e, whole.k + log2}, out_e, nd.name);
     return;
+  }
+  QTensor sum = whole;
+  if (31 - precision(sum) < 8) {  // a sum of many 15-bit values: drop low bits to make room
+    sum = rescale(sum, sum.k - (precision(sum) - 23), 23, nd.name + "_narrow");
   }
   const int room = 31 - precision(sum);
   VERIFY(room >= 8) << where(nid) << "the sum of " << count << " values has precision "
@@ -518,8 +642,8 @@ void Quantizer::mul_div(uint32_t nid) {
     }
     double cmax = 0;
     for (float v : float_values(c)) cmax = std::max(cmax, std::fabs(static_cast<double>(v)));
-    const int kc = exponent_for(cmax, alpha(kActivationBits));
-    const Entry ce = constant_at(c, kc, kActivationBits, nd.name + "_const");
+    const int kc = exponent_for(cmax, alpha(act_bits()));
+    const Entry ce = constant_at(c, kc, act_bits(), nd.name + "_const");
     r = {add("broadcast_mul", nd.name + "_prod", {x.e, ce}), x.k + kc};
   } else {
     VERIFY(!div) << where(nid) << "division by a tensor has no CVM form";
@@ -664,9 +788,16 @@ void Quantizer::quantize_node(uint32_t nid) {
     const Entry ones = constant_int(nd.name + "_ones", Shape{xs[1], 1, pool[0], pool[1]},
                                     std::vector<int32_t>(static_cast<size_t>(xs[1] * pool[0] * pool[1]), 1),
                                     true);
-    const Entry sum = add("conv2d", nd.name + "_sum", {x.e, ones}, attrs);
-    VERIFY(b_.shape(sum) == ys) << where(nid) << "ceil_mode windows are not quantized";
-    return pool_average(nid, QTensor{sum, x.k}, pool[0] * pool[1]);
+    // The window sums of x's int8 halves (split precision), added exactly at x's exponent.
+    std::vector<QTensor> sums;
+    int sum_bits = 0;
+    for (const QTensor& part : split_input(x, nd.name + "_in")) {
+      sums.push_back({add("conv2d", nd.name + "_sum", {part.e, ones}, attrs), part.k});
+      VERIFY(b_.shape(sums.back().e) == ys) << where(nid) << "ceil_mode windows are not quantized";
+      sum_bits = std::max(sum_bits, precision(sums.back()) + x.k - part.k);
+    }
+    VERIFY(sum_bits <= 32) << where(nid) << "the window sums are too wide to add exactly";
+    return pool_average(nid, sum_at(sums, x.k, sum_bits, nd.name + "_whole"), pool[0] * pool[1]);
   }
   if (op == "reduce_mean") {
     const QTensor x = input_of(nid, 0);
@@ -704,8 +835,8 @@ std::shared_ptr<const Model> Quantizer::build(QuantizeReport* report) {
     const NodeInfo& nd = nodes_[nid];
     if (nd.op == "null") {
       if (nd.name == "data") {
-        const int k = calibrated(nd.first_entry, kActivationBits);
-        q_[nd.first_entry] = QTensor{b_.input(in.shape, DataType::Int(32), kActivationBits), k};
+        const int k = calibrated(nd.first_entry, act_bits());
+        q_[nd.first_entry] = QTensor{b_.input(in.shape, DataType::Int(32), act_bits()), k};
         used_names_.insert("data");
       }
       continue;
@@ -715,7 +846,7 @@ std::shared_ptr<const Model> Quantizer::build(QuantizeReport* report) {
   std::vector<Entry> outs;
   Quantization quant;
   const QTensor& qin = *q_[data_entry_];
-  quant.inputs.push_back({"data", std::ldexp(1.0, qin.k), kActivationBits, "", -1});
+  quant.inputs.push_back({"data", std::ldexp(1.0, qin.k), act_bits(), "", -1});
   for (size_t i = 0; i < heads_.size(); ++i) {
     const uint32_t h = heads_[i];
     VERIFY(q_[h].has_value()) << "quantize: output " << i << " has no integer form";
@@ -735,7 +866,9 @@ std::shared_ptr<const Model> Quantizer::build(QuantizeReport* report) {
   mo.metadata = fm_.metadata();
   mo.metadata.description = "quantized to CVM int8 (" +
                             std::string(opts_.per_channel ? "per-channel" : "per-tensor") +
-                            " power-of-two weight scales) from: " + fm_.metadata().description;
+                            " power-of-two weight scales" +
+                            (opts_.split ? ", split 15-bit weights and activations" : "") +
+                            ") from: " + fm_.metadata().description;
   mo.metadata.quantization = quant;
   if (report) {
     for (uint32_t nid = 0; nid < nodes_.size(); ++nid) {

@@ -327,3 +327,168 @@ TEST_CASE("quantize: percentile calibration gives finer or equal scales and stil
   pct.percentile = 40;
   CHECK_THROWS_WITH(cvm::quant::quantize(*fm, calib, pct), Contains("percentile 40 outside"));
 }
+
+namespace {
+
+// One 1x1 conv2d (1 -> 1 channel, weight `w`, no bias) over a row of n values in [-1, 1]: the
+// model's output, so its result keeps 16 bits.
+std::shared_ptr<const Model> scale_by(float w, int64_t n) {
+  ModelBuilder b;
+  auto x = b.input({1, 1, 1, n}, DataType::Float(32));
+  NDArray wv = NDArray::empty({1, 1, 1, 1}, DataType::Float(32));
+  wv.mutable_data_as<float>()[0] = w;
+  auto c = b.add1("conv2d", "conv", {x, b.constant("w", wv)},
+                  {{"channels", "1"}, {"kernel_size", "(1, 1)"}, {"use_bias", "False"}});
+  b.set_outputs({c});
+  return b.build();
+}
+
+// Every 15-bit input value -16383..16383 once, as floats at the split model's input scale 2^13.
+NDArray every_15bit_value() {
+  NDArray x = NDArray::empty({1, 1, 1, 32767}, DataType::Float(32));
+  for (int i = 0; i < 32767; ++i) x.mutable_data_as<float>()[i] = std::ldexp(i - 16383.0f, -13);
+  return x;
+}
+
+cvm::quant::QuantizeOptions split_options() {
+  cvm::quant::QuantizeOptions o;
+  o.split = true;
+  return o;
+}
+
+int64_t param_max_abs(const Model& m, const std::string& name) {
+  const NDArray p = m.params().at(name).contiguous();
+  int64_t big = 0;
+  for (int64_t i = 0; i < p.numel(); ++i) {
+    const int64_t v = p.dtype() == DataType::Int(8) ? p.data_as<int8_t>()[i]
+                                                    : p.data_as<int32_t>()[i];
+    big = std::max<int64_t>(big, v < 0 ? -v : v);
+  }
+  return big;
+}
+
+}  // namespace
+
+TEST_CASE("quantize --split: the int8 halves of every 15-bit input and weight add up exactly",
+          "[quantize]") {
+  // Weight 1.0 at 15 bits: exponent 13 (8192 <= 16383 < 16384), so hi = 8192 >> 7 = 64, lo = 0.
+  // The input (max |x| = 16383 / 2^13) gets exponent 13: x = q / 2^13, q in [-16383, 16383],
+  // split into hi = round(q / 128) (8 bits) and lo = q - 128 hi. The partials x_hi * 64
+  // (exponent 12) and x_lo * 64 (exponent 19) meet at exponent 17 (the 16-bit output's exponent
+  // 13 plus 4 guard bits) as 2048 x_hi and 16 x_lo, exactly 16q; the last shift gives q at
+  // exponent 13, so every input value must come back exactly.
+  const NDArray x = every_15bit_value();
+  cvm::quant::QuantizeReport report;
+  auto qm = cvm::quant::quantize(*scale_by(1.0f, 32767), x, split_options(), &report);
+  CHECK(qm->inputs()[0].precision == 15);
+  CHECK(qm->metadata().quantization.inputs[0].scale == 8192.0);
+  CHECK(qm->metadata().quantization.inputs[0].precision == 15);
+  CHECK(cvm::test::bit_equal(qm->params().at("conv_weight_hi"),
+                             [] {
+                               NDArray h = NDArray::empty({1, 1, 1, 1}, DataType::Int(8));
+                               h.mutable_data_as<int8_t>()[0] = 64;
+                               return h;
+                             }()));
+  CHECK(param_max_abs(*qm, "conv_weight_lo") == 0);
+  const std::vector<double> y = dequantized(*qm, run_int(qm, x), 0);
+  const float* xf = x.data_as<float>();
+  int exact = 0;
+  for (int i = 0; i < 32767; ++i) exact += y[i] == static_cast<double>(xf[i]);
+  CHECK(exact == 32767);
+
+  // Weight 0.7: 15-bit wq = round(0.7 * 2^14) = 11469 = 90 * 128 - 51 (hi 90, lo -51); the
+  // output (max 1.4) gets exponent 14 at 16 bits. The partials at exponent 13 + 14 - 14 = 13
+  // (A = x_hi * 90) and 20 (B = x_hi * -51, C = x_lo * 90; x_lo * -51 is dropped) meet at
+  // 14 + 4 guard bits: A << 5, B >> 2, C >> 2 (rounding half up), then >> 4 to the output.
+  auto q7 = cvm::quant::quantize(*scale_by(0.7f, 32767), x, split_options(), &report);
+  CHECK(q7->params().at("conv_weight_hi").data_as<int8_t>()[0] == 90);
+  CHECK(q7->params().at("conv_weight_lo").data_as<int8_t>()[0] == -51);
+  REQUIRE(q7->metadata().quantization.outputs[0].scale == 16384.0);
+  const NDArray y7 = run_int(q7, x);
+  auto shr = [](int64_t v, int s) { return (v + (int64_t{1} << (s - 1))) >> s; };
+  int matched = 0;
+  double worst = 0;
+  for (int i = 0; i < 32767; ++i) {
+    const int64_t q = i - 16383;
+    const int64_t hi = std::clamp<int64_t>(shr(q, 7), -127, 127), lo = q - 128 * hi;
+    const int64_t want = shr(hi * 90 * 32 + shr(hi * -51, 2) + shr(lo * 90, 2), 4);
+    const int32_t got = y7.data_as<int32_t>()[i];
+    matched += got == want;
+    // Against the exact product: the roundings and the dropped lo*lo term (|x_lo| <= 127
+    // where x_hi saturates, |w_lo| = 51: at most 0.8 of a step) stay within 1.5 steps.
+    worst = std::max(worst, std::fabs(got - static_cast<double>(q) * 11469.0 / 8192.0));
+  }
+  INFO("worst " << worst << " steps");
+  CHECK(matched == 32767);
+  CHECK(worst <= 1.5);
+}
+
+TEST_CASE("quantize --split: int8 operands, precisions within 32 bits, CVM operators only",
+          "[quantize]") {
+  auto fm = small_cnn("");
+  const NDArray calib = random_f32({32, 4, 10, 10}, 1.0f, 600);
+  auto qm = cvm::quant::quantize(*fm, calib, split_options());
+  std::set<std::string> cvm_ops;
+  for (const cvm::OpInfo& op : cvm::list_ops()) {
+    if (op.cvm) cvm_ops.insert(op.name);
+  }
+  std::vector<int> prec;  // per entry
+  for (const cvm::NodeInfo& n : qm->nodes()) {
+    for (int p : n.output_precisions) prec.push_back(p);
+  }
+  int convs = 0;
+  for (const cvm::NodeInfo& n : qm->nodes()) {
+    for (int p : n.output_precisions) CHECK((p >= 1 && p <= 32));
+    if (n.op == "null") continue;
+    CHECK(cvm_ops.count(n.op) == 1);
+    if (n.op == "conv2d" || n.op == "dense") {
+      ++convs;
+      INFO(n.name);
+      CHECK(prec.at(n.input_entries[0]) <= 8);
+      CHECK(prec.at(n.input_entries[1]) <= 8);
+    }
+  }
+  // conv1, conv2 and fc as three partial products each (hi*hi, hi*lo, lo*hi).
+  CHECK(convs == 9);
+  CHECK(qm->inputs()[0].precision == 15);
+  CHECK(param_max_abs(*qm, "conv1_weight_hi") <= 127);
+  CHECK(param_max_abs(*qm, "conv1_weight_lo") <= 127);
+  // The CVM JSON export keeps working and gives the same bits.
+  const std::string text = qm->cvm_json();
+  const std::vector<uint8_t> params = qm->params().save(cvm::ParamFormat::kLegacy);
+  auto back = Model::from_cvm(text, params.data(), params.size());
+  CHECK(back->cost().total == qm->cost().total);
+  const NDArray xq = qm->quantize_input(random_f32({1, 4, 10, 10}, 1.0f, 601));
+  Session a(qm), c(back);
+  a.set_input("data", xq);
+  c.set_input("data", xq);
+  a.run();
+  c.run();
+  CHECK(cvm::test::bit_equal(a.output(0), c.output(0)));
+}
+
+TEST_CASE("quantize --split: a random conv model follows the float model far more closely",
+          "[quantize]") {
+  // small_cnn's logits (no tail): the split model's largest error is well below the 8-bit one's,
+  // at about three times the cost.
+  auto fm = small_cnn("");
+  const NDArray calib = random_f32({48, 4, 10, 10}, 1.0f, 700);
+  auto q8 = cvm::quant::quantize(*fm, calib);
+  auto q15 = cvm::quant::quantize(*fm, calib, split_options());
+  double err8 = 0, err15 = 0;
+  for (int i = 0; i < 16; ++i) {
+    const NDArray x = random_f32({1, 4, 10, 10}, 1.0f, 7000 + i);
+    const std::vector<float> ref = run_float(fm, x);
+    const std::vector<double> a = dequantized(*q8, run_int(q8, x), 0);
+    const std::vector<double> b = dequantized(*q15, run_int(q15, x), 0);
+    for (size_t j = 0; j < ref.size(); ++j) {
+      err8 = std::max(err8, std::fabs(a[j] - ref[j]));
+      err15 = std::max(err15, std::fabs(b[j] - ref[j]));
+    }
+  }
+  INFO("largest logit error: 8-bit " << err8 << ", split " << err15 << "; cost "
+                                     << q8->cost().total << " -> " << q15->cost().total);
+  CHECK(err15 < err8 / 8);
+  CHECK(q15->cost().total > 2 * q8->cost().total);
+  CHECK(q15->cost().total < 4 * q8->cost().total);
+}

@@ -26,6 +26,10 @@ struct QuantizeOptions {
   // percentile of the |values| (e.g. 99.99), so rare outliers saturate rather than coarsen the
   // tensor's scale. The input always keeps its largest |value|.
   double percentile = 100;
+  // Split precision: 15-bit weights and 15-bit activations (and input), each fed to conv2d and
+  // dense as two int8 halves, v = hi * 2^7 + lo; a layer then computes hi*hi, hi*lo and lo*hi
+  // (three conv2d/dense, about 3x the cost) and adds them with shifts (docs/quantization.md).
+  bool split = false;
   ModelLimits limits;
 };
 
@@ -47,7 +51,8 @@ struct QuantizeReport {
 // N x the input's shape without its batch dimension of 1, or N x the full input shape). Runs
 // the float model on every sample to find each tensor's range, then builds a CVM graph of the
 // 37 CVM operators only: int8 weights with power-of-two scales, int32 biases, activations of
-// at most 8 bits with shifts from the calibration statistics. Softmax and sigmoid are allowed
+// at most 8 bits with shifts from the calibration statistics (with `split`: 15-bit weights and
+// activations as pairs of int8 halves). Softmax and sigmoid are allowed
 // only at the model's end, where they become the outputs' float tail. LogicError naming the
 // node for anything without a CVM form.
 std::shared_ptr<const Model> quantize(const Model& float_model, const NDArray& calibration,
