@@ -69,10 +69,15 @@ Container::Container(Storage* s, size_t offset, Shape shp, Shape str, DataType t
   refresh();
 }
 
+// Arrays are shared between reading threads, so dl.data is stored only when it changed (the
+// buffer was replaced by a copy-on-write), atomically: concurrent readers find it right and
+// only load it (ThreadSanitizer reported the unconditional store as a race between two
+// threads saving one ParamDict).
 void* Container::refresh() const {
   Buffer* b = storage->buffer.load(std::memory_order_acquire);
-  dl.data = static_cast<char*>(b->data) + offset_bytes;
-  return dl.data;
+  void* p = static_cast<char*>(b->data) + offset_bytes;
+  if (__atomic_load_n(&dl.data, __ATOMIC_RELAXED) != p) __atomic_store_n(&dl.data, p, __ATOMIC_RELAXED);
+  return p;
 }
 
 }  // namespace detail

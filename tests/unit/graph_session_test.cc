@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "cvm/threads.h"
 #include "graph_test_util.h"
 
 using cvm::DataType;
@@ -26,6 +27,48 @@ NDArray random_input(const Model& m, uint64_t seed) {
 }
 
 }  // namespace
+
+// Everything a server does at once (run under ThreadSanitizer by the test command): threads that
+// load their own copy of a model and run it with multi-threaded kernels, threads that share one
+// Model, one that saves it over and over, one that changes the kernel thread count meanwhile.
+TEST_CASE("loads and saves of a model while own and shared sessions run and thread counts change",
+          "[graph][threads]") {
+  const auto model = t::load_case("nn").load();
+  const std::vector<uint8_t> bytes = model->save();
+  std::vector<NDArray> inputs;
+  std::vector<std::vector<std::vector<int64_t>>> expected;
+  for (int i = 0; i < 6; ++i) {
+    inputs.push_back(random_input(*model, 77 + static_cast<uint64_t>(i)));
+    expected.push_back(t::run_outputs(model, inputs.back()));
+  }
+  std::vector<int> mismatches(5, 0);
+  std::vector<std::thread> threads;
+  for (size_t th = 0; th < 4; ++th) {
+    threads.emplace_back([&, th] {
+      // Even threads load their own Model from the bytes; odd ones share the first.
+      const auto mine = th % 2 == 0 ? Model::from_bytes(bytes.data(), bytes.size()) : model;
+      Session s(mine);
+      for (int round = 0; round < 4; ++round) {
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          s.set_input("data", inputs[i]);
+          s.run();
+          std::vector<std::vector<int64_t>> outs;
+          for (size_t o = 0; o < s.num_outputs(); ++o) outs.push_back(t::flat_values(s.output(o)));
+          if (outs != expected[i]) ++mismatches[th];
+        }
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    for (int k = 0; k < 8; ++k) {
+      if (model->save() != bytes) ++mismatches[4];
+      cvm::set_num_threads(1 + k % 3);
+    }
+  });
+  for (auto& th : threads) th.join();
+  cvm::set_num_threads(0);
+  CHECK(mismatches == std::vector<int>(mismatches.size(), 0));
+}
 
 TEST_CASE("4 threads running 4 sessions of one model give identical results", "[graph][threads]") {
   for (const char* name : {"mlp", "nn", "chain", "transform", "detection"}) {
