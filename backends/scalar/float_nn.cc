@@ -20,6 +20,7 @@
 #include "elementwise_map.h"
 #include "float_math.h"
 #include "nn_loops.h"
+#include "pad_rows.h"
 #include "params/nn.h"
 #include "scalar_kernels.h"
 
@@ -186,53 +187,10 @@ void softmax_f32(const KernelCall& call) {
   });
 }
 
+// Elements move as 4 raw bytes (float32 or int32 alike), never as typed values.
 void pad_b32(const KernelCall& call) {
-  const auto& p = *static_cast<const PadParams*>(call.params);
-  const TensorView& x = call.inputs[0];
-  const TensorView& y = call.outputs[0];
-  const int nd = y.ndim;
-  // Elements move as 4 raw bytes (float32 or int32 alike), never as typed values.
-  constexpr int64_t kBytes = 4;
-  const auto* xb = static_cast<const char*>(x.data);
-  auto* yb = static_cast<char*>(y.data);
-  if (nd == 0) {
-    std::memcpy(yb, xb, kBytes);
-    return;
-  }
-  for (int d = 0; d < nd; ++d) {
-    if (y.shape[d] == 0) return;
-  }
-  // One output row (the last dimension) at a time: the part inside the input is copied, the rest
-  // filled. A row whose outer index lies in the padding is filled whole.
-  const int last = nd - 1;
-  const int64_t row_in = x.shape[last], begin = p.begin[last];
-  const int64_t xs = x.strides[last] * kBytes, ys = y.strides[last] * kBytes;
-  int64_t index[kMaxKernelDims] = {};
-  for (;;) {
-    bool inside = true;
-    int64_t x_off = 0, y_off = 0;
-    for (int d = 0; d < last; ++d) {
-      const int64_t i = index[d] - p.begin[d];
-      inside = inside && i >= 0 && i < x.shape[d];
-      x_off += i * x.strides[d];
-      y_off += index[d] * y.strides[d];
-    }
-    char* yp = yb + y_off * kBytes;
-    for (int64_t j = 0; j < y.shape[last]; ++j) {
-      const int64_t i = j - begin;
-      if (inside && i >= 0 && i < row_in) {
-        std::memcpy(yp + j * ys, xb + x_off * kBytes + i * xs, kBytes);
-      } else {
-        std::memcpy(yp + j * ys, &p.value_bits, kBytes);
-      }
-    }
-    int d = last - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < y.shape[d]) break;
-      index[d] = 0;
-    }
-    if (d < 0) return;
-  }
+  const uint32_t value = static_cast<const PadParams*>(call.params)->value_bits;
+  for_each_pad_row(call, [&](const PadRow& r) { pad_row_elements(r, value); });
 }
 
 }  // namespace scalar

@@ -58,6 +58,26 @@ void dense_f32__avx2(const KernelCall& call);
 void conv2d_f32__avx512(const KernelCall& call);
 void dense_f32__avx512(const KernelCall& call);
 
+// The other float32 operators, bit-identical to backends/scalar/float_nn.cc: relu, leaky_relu
+// (LeakyReluParams), clamp (ClampParams), sigmoid and softmax (SoftmaxParams) (float_act_<isa>.cc,
+// template float_act.inc); max_pool2d (MaxPool2dParams) and avg_pool2d (AvgPool2dParams)
+// (float_pool_<isa>.cc, template float_pool.inc).
+#define CVM_DECLARE_SIMD_F32_KERNEL(name)          \
+  void name##_f32__avx2(const KernelCall& call); \
+  void name##_f32__avx512(const KernelCall& call);
+CVM_DECLARE_SIMD_F32_KERNEL(relu)
+CVM_DECLARE_SIMD_F32_KERNEL(leaky_relu)
+CVM_DECLARE_SIMD_F32_KERNEL(clamp)
+CVM_DECLARE_SIMD_F32_KERNEL(sigmoid)
+CVM_DECLARE_SIMD_F32_KERNEL(softmax)
+CVM_DECLARE_SIMD_F32_KERNEL(max_pool2d)
+CVM_DECLARE_SIMD_F32_KERNEL(avg_pool2d)
+#undef CVM_DECLARE_SIMD_F32_KERNEL
+
+// Constant pad of any 4-byte element type (PadParams; pad_avx2.cc, walk in backends/pad_rows.h):
+// bits are moved, never converted, so every backend's result is the reference's.
+void pad_b32__avx2(const KernelCall& call);
+
 // `bytes` of the call's scratch (null when none is lent), for the float32 kernels; compiled
 // without ISA flags (simd_table.cc).
 void* f32_scratch(const Scratch* scratch, int64_t bytes);

@@ -58,6 +58,20 @@ const KernelEntry kEntries[] = {
     {"conv2d", E::kFloat32, "avx2", s::conv2d_f32__avx2, kCpuAvx2},
     {"dense", E::kFloat32, "avx512", s::dense_f32__avx512, kAvx512},
     {"dense", E::kFloat32, "avx2", s::dense_f32__avx2, kCpuAvx2},
+    // ---- the other float32 operators (float_act_*, float_pool_*) ----
+#define CVM_F32_BOTH_ISAS(op)                                  \
+  {#op, E::kFloat32, "avx512", s::op##_f32__avx512, kAvx512}, \
+  {#op, E::kFloat32, "avx2", s::op##_f32__avx2, kCpuAvx2},
+    CVM_F32_BOTH_ISAS(relu)
+    CVM_F32_BOTH_ISAS(leaky_relu)
+    CVM_F32_BOTH_ISAS(clamp)
+    CVM_F32_BOTH_ISAS(sigmoid)
+    CVM_F32_BOTH_ISAS(softmax)
+    CVM_F32_BOTH_ISAS(max_pool2d)
+    CVM_F32_BOTH_ISAS(avg_pool2d)
+#undef CVM_F32_BOTH_ISAS
+    {"pad", E::kFloat32, "avx2", s::pad_b32__avx2, kCpuAvx2},
+    {"pad", E::kInt32, "avx2", s::pad_b32__avx2, kCpuAvx2},
 };
 #undef CVM_INT_ADDSUB
 

@@ -35,6 +35,20 @@ void max_pool2d_i32__wasm_simd128(const KernelCall& call);  // MaxPool2dParams
 void conv2d_f32__wasm_simd128(const KernelCall& call);  // Conv2dParams; x, w[, bias]
 void dense_f32__wasm_simd128(const KernelCall& call);   // DenseParams (optional); x, w[, bias]
 
+// ---- the other float32 operators: relu, leaky_relu (LeakyReluParams), clamp (ClampParams),
+// sigmoid, softmax (SoftmaxParams) (float_act_simd128.cc); max_pool2d (MaxPool2dParams),
+// avg_pool2d (AvgPool2dParams) (float_pool_simd128.cc). The x86 kernel templates
+// (backends/simd/float_act.inc, float_pool.inc) on SIMD128 lanes; every layout vectorised. ----
+void relu_f32__wasm_simd128(const KernelCall& call);
+void leaky_relu_f32__wasm_simd128(const KernelCall& call);
+void clamp_f32__wasm_simd128(const KernelCall& call);
+void sigmoid_f32__wasm_simd128(const KernelCall& call);
+void softmax_f32__wasm_simd128(const KernelCall& call);
+void max_pool2d_f32__wasm_simd128(const KernelCall& call);
+void avg_pool2d_f32__wasm_simd128(const KernelCall& call);
+// Constant pad of any 4-byte element type (PadParams; pad_simd128.cc, walk in backends/pad_rows.h).
+void pad_b32__wasm_simd128(const KernelCall& call);
+
 // The depthwise path of conv2d (depthwise_simd128.cc), called by conv2d_i32__wasm_simd128 once
 // the call has passed its checks (non-empty output, unit inner strides): runs the call and
 // returns true when every group has one input and one output channel and the op layer lends

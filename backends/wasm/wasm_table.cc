@@ -31,6 +31,15 @@ const KernelEntry kEntries[] = {
     // ---- float32 nn ----
     {"conv2d", E::kFloat32, "simd128", w::conv2d_f32__wasm_simd128, kCpuNone},
     {"dense", E::kFloat32, "simd128", w::dense_f32__wasm_simd128, kCpuNone},
+    {"relu", E::kFloat32, "simd128", w::relu_f32__wasm_simd128, kCpuNone},
+    {"leaky_relu", E::kFloat32, "simd128", w::leaky_relu_f32__wasm_simd128, kCpuNone},
+    {"clamp", E::kFloat32, "simd128", w::clamp_f32__wasm_simd128, kCpuNone},
+    {"sigmoid", E::kFloat32, "simd128", w::sigmoid_f32__wasm_simd128, kCpuNone},
+    {"softmax", E::kFloat32, "simd128", w::softmax_f32__wasm_simd128, kCpuNone},
+    {"max_pool2d", E::kFloat32, "simd128", w::max_pool2d_f32__wasm_simd128, kCpuNone},
+    {"avg_pool2d", E::kFloat32, "simd128", w::avg_pool2d_f32__wasm_simd128, kCpuNone},
+    {"pad", E::kFloat32, "simd128", w::pad_b32__wasm_simd128, kCpuNone},
+    {"pad", E::kInt32, "simd128", w::pad_b32__wasm_simd128, kCpuNone},
 };
 
 }  // namespace

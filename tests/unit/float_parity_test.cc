@@ -7,19 +7,195 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "float_math.h"
 #include "kernel_abi.h"
+#include "params/float_nn.h"
 #include "params/nn.h"
 #include "test_util.h"
 
-// The kernel template of the x86 kernels (backends/simd/float_nn.inc) over portable emulated
-// lanes: 16 (AVX-512's count, so its lane logic is checked on CPUs without AVX-512) and 4 (the
-// wasm kernels' count, natively). Each lane op is the same single IEEE operation per lane.
-#define CVM_FLOAT_NN_EMULATION(NS, LANES)                                                   \
+// The kernel templates of the x86 kernels (backends/simd/float_*.inc, also compiled into the wasm
+// kernels) over portable emulated lanes: 16 (AVX-512's count, so its lane logic is checked on CPUs
+// without AVX-512) and 4 (the wasm kernels' count, natively). Each lane op is the same single IEEE
+// operation per lane as the vector instruction's.
+namespace cvm_float_emu {
+
+// N lanes of T (float or double): the members both lane kinds share. Masks are lane bits.
+template <typename T, int N>
+struct Lanes {
+  static constexpr int kLanes = N;
+  struct V {
+    T l[N];
+  };
+  using M = uint32_t;
+  template <typename Fn>
+  static V map2(V a, V b, Fn&& fn) {
+    for (int j = 0; j < N; ++j) a.l[j] = fn(a.l[j], b.l[j]);
+    return a;
+  }
+  template <typename Fn>
+  static M test(V a, V b, Fn&& fn) {
+    M m = 0;
+    for (int j = 0; j < N; ++j) m |= fn(a.l[j], b.l[j]) ? 1u << j : 0u;
+    return m;
+  }
+  static V splat(T v) {
+    V r;
+    for (T& x : r.l) x = v;
+    return r;
+  }
+  static V load(const T* p) {
+    V r;
+    std::memcpy(r.l, p, sizeof r.l);
+    return r;
+  }
+  static void store(T* p, V v) { std::memcpy(p, v.l, sizeof v.l); }
+  static V add(V a, V b) {
+    return map2(a, b, [](T x, T y) { return x + y; });
+  }
+  static V mul(V a, V b) {
+    return map2(a, b, [](T x, T y) { return x * y; });
+  }
+  static V div(V a, V b) {
+    return map2(a, b, [](T x, T y) { return x / y; });
+  }
+  static M gt(V a, V b) {
+    return test(a, b, [](T x, T y) { return x > y; });
+  }
+  static M lt(V a, V b) {
+    return test(a, b, [](T x, T y) { return x < y; });
+  }
+  static M is_nan(V a) {
+    return test(a, a, [](T x, T) { return std::isnan(x); });
+  }
+  // m ? a : b per lane (also for the int64 lanes of Double).
+  template <typename W>
+  static W select(M m, W a, W b) {
+    for (int j = 0; j < N; ++j) b.l[j] = (m >> j) & 1u ? a.l[j] : b.l[j];
+    return b;
+  }
+};
+
+// float64 lanes with int64 lanes I for det_exp's exponent.
+template <int N>
+struct Double : Lanes<double, N> {
+  using B = Lanes<double, N>;
+  using typename B::M;
+  using typename B::V;
+  struct I {
+    int64_t l[N];
+  };
+  static V sub(V a, V b) {
+    return B::map2(a, b, [](double x, double y) { return x - y; });
+  }
+  static V neg(V a) {
+    for (double& x : a.l) x = -x;
+    return a;
+  }
+  static I bits_minus(V t, V base) {
+    I r;
+    for (int j = 0; j < N; ++j) {
+      uint64_t a, b;
+      std::memcpy(&a, &t.l[j], 8);
+      std::memcpy(&b, &base.l[j], 8);
+      r.l[j] = static_cast<int64_t>(a - b);
+    }
+    return r;
+  }
+  static I isplat(int64_t v) {
+    I r;
+    for (int64_t& x : r.l) x = v;
+    return r;
+  }
+  static I iadd(I a, int64_t b) {
+    for (int64_t& x : a.l) {
+      x = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(b));
+    }
+    return a;
+  }
+  static M igt(I a, int64_t b) {
+    M m = 0;
+    for (int j = 0; j < N; ++j) m |= a.l[j] > b ? 1u << j : 0u;
+    return m;
+  }
+  static M ilt(I a, int64_t b) {
+    M m = 0;
+    for (int j = 0; j < N; ++j) m |= a.l[j] < b ? 1u << j : 0u;
+    return m;
+  }
+  static I iselect(M m, I a, I b) { return B::select(m, a, b); }
+  static V pow2(I k) {
+    V r;
+    for (int j = 0; j < N; ++j) {
+      const uint64_t bits = (static_cast<uint64_t>(k.l[j]) + 1023u) << 52;
+      std::memcpy(&r.l[j], &bits, 8);
+    }
+    return r;
+  }
+};
+
+// float32 lanes.
+template <int N>
+struct Float : Lanes<float, N> {
+  using B = Lanes<float, N>;
+  using typename B::M;
+  using typename B::V;
+  using DV = typename Double<N / 2>::V;
+  static V zero() { return B::splat(0.0f); }
+  static V load_masked(uintptr_t base, M m) {
+    V v = zero();
+    for (int j = 0; j < N; ++j) {
+      if ((m >> j) & 1u) v.l[j] = reinterpret_cast<const float*>(base)[j];
+    }
+    return v;
+  }
+  static V gather(const float* p, int64_t step) {
+    V v;
+    for (int j = 0; j < N; ++j) v.l[j] = p[j * step];
+    return v;
+  }
+  static void store_first(float* p, V v, int n) { std::memcpy(p, v.l, 4 * n); }
+  static V add_where(V acc, V p, M m) { return B::select(m, B::add(acc, p), acc); }
+  static V canonical_nan(V v) {
+    for (float& x : v.l) {
+      if (std::isnan(x)) {
+        const uint32_t c = 0x7FC00000u;
+        std::memcpy(&x, &c, 4);
+      }
+    }
+    return v;
+  }
+  static M mask_bits(uint32_t bits) { return bits; }
+  static M m_and(M a, M b) { return a & b; }
+  static M m_or(M a, M b) { return a | b; }
+  static DV lo_to_d(V v) {
+    DV d;
+    for (int j = 0; j < N / 2; ++j) d.l[j] = v.l[j];
+    return d;
+  }
+  static DV hi_to_d(V v) {
+    DV d;
+    for (int j = 0; j < N / 2; ++j) d.l[j] = v.l[N / 2 + j];
+    return d;
+  }
+  static V from_d(DV lo, DV hi) {
+    V v;
+    for (int j = 0; j < N / 2; ++j) {
+      v.l[j] = static_cast<float>(lo.l[j]);
+      v.l[N / 2 + j] = static_cast<float>(hi.l[j]);
+    }
+    return v;
+  }
+};
+
+}  // namespace cvm_float_emu
+
+#define CVM_FLOAT_EMULATION(NS, LANES)                                                      \
   namespace cvm {                                                                           \
   namespace kernel {                                                                        \
   namespace NS {                                                                            \
@@ -28,74 +204,42 @@
     return s == nullptr || s->acquire == nullptr || bytes <= 0 ? nullptr                    \
                                                                : s->acquire(s->ctx, bytes); \
   }                                                                                         \
-  struct F {                                                                                \
-    static constexpr int kLanes = LANES;                                                    \
-    struct V {                                                                              \
-      float l[LANES];                                                                       \
-    };                                                                                      \
-    using M = uint32_t;                                                                     \
-    static V zero() { return splat(0.0f); }                                                 \
-    static V splat(float f) {                                                               \
-      V v;                                                                                  \
-      for (float& x : v.l) x = f;                                                           \
-      return v;                                                                             \
-    }                                                                                       \
-    static V load(const float* p) {                                                         \
-      V v;                                                                                  \
-      std::memcpy(v.l, p, sizeof v.l);                                                      \
-      return v;                                                                             \
-    }                                                                                       \
-    static V load_masked(uintptr_t base, M m) {                                             \
-      V v = zero();                                                                         \
-      for (int j = 0; j < LANES; ++j) {                                                     \
-        if ((m >> j) & 1u) v.l[j] = reinterpret_cast<const float*>(base)[j];                \
-      }                                                                                     \
-      return v;                                                                             \
-    }                                                                                       \
-    static void store(float* p, V v) { std::memcpy(p, v.l, sizeof v.l); }                   \
-    static void store_first(float* p, V v, int n) { std::memcpy(p, v.l, 4 * n); }           \
-    static V add(V a, V b) {                                                                \
-      for (int j = 0; j < LANES; ++j) a.l[j] = a.l[j] + b.l[j];                             \
-      return a;                                                                             \
-    }                                                                                       \
-    static V mul(V a, V b) {                                                                \
-      for (int j = 0; j < LANES; ++j) a.l[j] = a.l[j] * b.l[j];                             \
-      return a;                                                                             \
-    }                                                                                       \
-    static V add_where(V acc, V p, M m) {                                                   \
-      for (int j = 0; j < LANES; ++j) {                                                     \
-        if ((m >> j) & 1u) acc.l[j] = acc.l[j] + p.l[j];                                    \
-      }                                                                                     \
-      return acc;                                                                           \
-    }                                                                                       \
-    static V canonical_nan(V v) {                                                           \
-      for (float& x : v.l) {                                                                \
-        if (std::isnan(x)) {                                                                \
-          const uint32_t c = 0x7FC00000u;                                                   \
-          std::memcpy(&x, &c, 4);                                                           \
-        }                                                                                   \
-      }                                                                                     \
-      return v;                                                                             \
-    }                                                                                       \
-    static M mask_bits(uint32_t bits) { return bits; }                                      \
-  };
-#define CVM_FLOAT_NN_EMULATION_END(NS)                    \
-  }                                                       \
-  void conv2d(const KernelCall& call) { f_conv2d(call); } \
-  void dense(const KernelCall& call) { f_dense(call); }   \
-  }                                                       \
-  }                                                       \
+  using F = cvm_float_emu::Float<LANES>;                                                    \
+  using D = cvm_float_emu::Double<LANES / 2>;
+#define CVM_FLOAT_EMULATION_END(NS)                                \
+  }                                                                \
+  void conv2d(const KernelCall& call) { f_conv2d(call); }          \
+  void dense(const KernelCall& call) { f_dense(call); }            \
+  void relu(const KernelCall& call) { f_relu(call); }              \
+  void leaky_relu(const KernelCall& call) { f_leaky_relu(call); }  \
+  void clamp(const KernelCall& call) { f_clamp(call); }            \
+  void sigmoid(const KernelCall& call) { f_sigmoid(call); }        \
+  void softmax(const KernelCall& call) { f_softmax(call); }        \
+  void max_pool2d(const KernelCall& call) { f_pool<false>(call); } \
+  void avg_pool2d(const KernelCall& call) { f_pool<true>(call); }  \
+  double det_exp_lanes(double x) {                                 \
+    D::V v = D::splat(x);                                          \
+    return f_det_exp(v).l[D::kLanes - 1];                          \
+  }                                                                \
+  }                                                                \
+  }                                                                \
   }
 
 // clang-format off
-CVM_FLOAT_NN_EMULATION(femu16, 16)
+CVM_FLOAT_EMULATION(femu16, 16)
 #include "simd/kernel_loops.inc"
+#include "simd/float_loops.inc"
 #include "simd/float_nn.inc"
-CVM_FLOAT_NN_EMULATION_END(femu16)
-CVM_FLOAT_NN_EMULATION(femu4, 4)
+#include "simd/float_act.inc"
+#include "simd/float_pool.inc"
+CVM_FLOAT_EMULATION_END(femu16)
+CVM_FLOAT_EMULATION(femu4, 4)
 #include "simd/kernel_loops.inc"
+#include "simd/float_loops.inc"
 #include "simd/float_nn.inc"
-CVM_FLOAT_NN_EMULATION_END(femu4)
+#include "simd/float_act.inc"
+#include "simd/float_pool.inc"
+CVM_FLOAT_EMULATION_END(femu4)
 // clang-format on
 
 using cvm::kernel::BackendTable;
@@ -140,16 +284,15 @@ std::vector<Entry> float_entries(const char* op) {
       found.push_back({&e, t.name, scalar_f32(op)});
     }
   };
-  static const KernelEntry kEmulated[] = {
-      {"conv2d", ElemType::kFloat32, "x86 template, 16 emulated lanes", cvm::kernel::femu16::conv2d,
-       0},
-      {"conv2d", ElemType::kFloat32, "x86 template, 4 emulated lanes", cvm::kernel::femu4::conv2d,
-       0},
-      {"dense", ElemType::kFloat32, "x86 template, 16 emulated lanes", cvm::kernel::femu16::dense,
-       0},
-      {"dense", ElemType::kFloat32, "x86 template, 4 emulated lanes", cvm::kernel::femu4::dense, 0},
-  };
-  static const BackendTable kEmulatedTable = {"emulated", kEmulated, 4, nullptr, 1};
+#define CVM_EMULATED(op)                                                                    \
+  {#op, ElemType::kFloat32, "x86 template, 16 emulated lanes", cvm::kernel::femu16::op, 0}, \
+      {#op, ElemType::kFloat32, "x86 template, 4 emulated lanes", cvm::kernel::femu4::op, 0},
+  static const KernelEntry kEmulated[] = {CVM_EMULATED(conv2d) CVM_EMULATED(dense) CVM_EMULATED(
+      relu) CVM_EMULATED(leaky_relu) CVM_EMULATED(clamp) CVM_EMULATED(sigmoid) CVM_EMULATED(softmax)
+                                              CVM_EMULATED(max_pool2d) CVM_EMULATED(avg_pool2d)};
+#undef CVM_EMULATED
+  static const BackendTable kEmulatedTable = {"emulated", kEmulated,
+                                              sizeof(kEmulated) / sizeof(kEmulated[0]), nullptr, 1};
   scan(kEmulatedTable, 0);
 #ifdef CVMRT_HAVE_BACKEND_SIMD
   scan(cvm::kernel::kSimdBackend, cvm::test::simd_testable_features());
@@ -200,8 +343,10 @@ class Scratch {
 };
 
 // Value mixes: plain values over many magnitudes (the order shows), or with specials (signed zeros,
-// denormals, infinities, NaNs of several payloads and signs, huge values).
-enum class Mix { kPlain, kSpecials, kZerosAndInf };
+// denormals, infinities, NaNs of several payloads and signs, huge values); kExp: the range where
+// det_exp's branches and sums show (small values, values near its overflow and underflow edges, a
+// few infinities and NaNs).
+enum class Mix { kPlain, kSpecials, kZerosAndInf, kExp };
 
 float random_value(std::mt19937_64& rng, Mix mix) {
   std::uniform_real_distribution<float> mant(-1.0f, 1.0f);
@@ -218,6 +363,17 @@ float random_value(std::mt19937_64& rng, Mix mix) {
   } else if (mix == Mix::kZerosAndInf && r < 40) {
     static const float kZ[] = {0.0f, -0.0f, -0.0f, INFINITY, -INFINITY, 1e-45f, -1e-45f};
     v = kZ[rng() % 7];
+  } else if (mix == Mix::kExp) {
+    static const float kEdge[] = {708.3f, 708.4f,   709.0f, 709.7f, 709.79f, 710.0f, 710.1f, 744.0f,
+                                  745.1f, 745.14f,  745.5f, 745.6f, 88.7f,   103.9f, 0.0f,   -0.0f,
+                                  1e-30f, INFINITY, NAN,    16.63f, 17.33f,  0.3466f};
+    if (r < 32) {
+      v = 30.0f * mant(rng);
+    } else if (r < 48) {
+      v = 800.0f * mant(rng);
+    } else {
+      v = kEdge[rng() % 22] * (rng() % 2 == 0 ? 1.0f : -1.0f);
+    }
   }
   return v;
 }
@@ -471,9 +627,329 @@ TEST_CASE("float32 dense: every SIMD/wasm entry equals the reference bit for bit
   REQUIRE(compared > 0);
 }
 
+// Runs every entry at every thread count against the reference; run(fn, pf) returns the buffer a
+// kernel leaves. Returns the number of runs compared.
+template <typename Run>
+int compare_entries(const std::vector<Entry>& entries, Run&& run) {
+  const std::vector<float> want = run(entries[0].ref, nullptr);
+  int compared = 0;
+  for (const Entry& e : entries) {
+    for (int t : kThreadCounts) {
+      INFO(e.backend << "/" << e.e->variant << " at " << t << " threads");
+      FakePool pool(t);
+      const std::vector<float> got = run(e.e->fn, t > 1 ? &pool.pf : nullptr);
+      CHECKED_ELSE(same_bits(want, got)) { FAIL(first_difference(want, got)); }
+      ++compared;
+    }
+  }
+  return compared;
+}
+
+// Runs a one-input kernel in place: output and input are the same view of a copy of x.
+std::vector<float> run_in_place(KernelFn fn, const Buffer& x, const void* params,
+                                const cvm::kernel::ParallelFor* pf) {
+  std::vector<float> mem = x.mem;
+  TensorView v = x.view;
+  v.data = mem.data() + (static_cast<const float*>(x.view.data) - x.mem.data());
+  KernelCall call{};
+  call.inputs = &v;
+  call.num_inputs = 1;
+  call.outputs = &v;
+  call.num_outputs = 1;
+  call.params = params;
+  call.parallel = pf;
+  fn(call);
+  return mem;
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::ostringstream s;
+  s << "(";
+  for (size_t i = 0; i < shape.size(); ++i) s << (i ? "," : "") << shape[i];
+  s << ")";
+  return s.str();
+}
+
+// Shapes for the elementwise kernels: 0-d, empty, size 1, every vector edge of 4, 8 and 16 lanes,
+// and random ones.
+std::vector<std::vector<int64_t>> elementwise_shapes() {
+  std::vector<std::vector<int64_t>> shapes = {
+      {},        {0},    {1},        {3},       {4},          {5},     {7},     {8},
+      {9},       {15},   {16},       {17},      {31},         {32},    {33},    {1000},
+      {2, 0, 3}, {3, 5}, {2, 3, 17}, {1, 1, 1}, {2, 3, 4, 9}, {5, 16}, {7, 33}, {1, 47}};
+  std::mt19937_64 rng(4242);
+  for (int i = 0; i < 12; ++i) {
+    std::vector<int64_t> s(1 + rng() % 4);
+    for (int64_t& d : s) d = 1 + static_cast<int64_t>(rng() % 13);
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+TEST_CASE(
+    "float32 relu, leaky_relu, clamp, sigmoid: every SIMD/wasm entry "
+    "equals the reference",
+    "[float_parity][simd][wasm]") {
+  const float kInf = std::numeric_limits<float>::infinity();
+  const cvm::kernel::LeakyReluParams alphas[] = {{0.01f}, {0.2f},  {0.0f},
+                                                 {-1.5f}, {3e38f}, {1e-40f}};
+  const cvm::kernel::ClampParams clamps[] = {{-kInf, kInf}, {0.0f, 6.0f},  {-0.0f, 0.0f},
+                                             {0.0f, 0.0f},  {-1.0f, 1.0f}, {-kInf, -2.0f},
+                                             {2.5f, kInf},  {-0.0f, -0.0f}};
+  struct Op {
+    const char* name;
+    std::vector<const void*> params;
+  };
+  std::vector<Op> ops = {
+      {"relu", {nullptr}}, {"leaky_relu", {}}, {"clamp", {}}, {"sigmoid", {nullptr}}};
+  for (const auto& a : alphas) ops[1].params.push_back(&a);
+  for (const auto& c : clamps) ops[2].params.push_back(&c);
+  for (const Op& op : ops) {
+    const std::vector<Entry> entries = float_entries(op.name);
+    if (entries.empty()) continue;
+    int compared = 0;
+    uint64_t seed = 1;
+    for (const std::vector<int64_t>& shape : elementwise_shapes()) {
+      for (int layout = 0; layout < 4; ++layout) {
+        for (int mix = 0; mix < 4; ++mix) {
+          for (size_t k = 0; k < op.params.size(); ++k) {
+            INFO(op.name << " " << shape_str(shape) << " layout " << layout << " mix " << mix
+                         << " params #" << k);
+            std::mt19937_64 rng(seed++);
+            std::vector<Buffer> in;
+            in.push_back(make_buffer(shape, layout));
+            fill(in[0], rng, static_cast<Mix>(mix));
+            const Buffer out = make_buffer(shape, (layout + 1) % 4);
+            compared +=
+                compare_entries(entries, [&](KernelFn fn, const cvm::kernel::ParallelFor* pf) {
+                  return run_kernel(fn, in, out, op.params[k], pf);
+                });
+            if (layout != 1) {
+              INFO("in place");
+              compared +=
+                  compare_entries(entries, [&](KernelFn fn, const cvm::kernel::ParallelFor* pf) {
+                    return run_in_place(fn, in[0], op.params[k], pf);
+                  });
+            }
+          }
+        }
+      }
+    }
+    INFO("compared " << compared << " " << op.name << " runs");
+    REQUIRE(compared > 0);
+  }
+}
+
+TEST_CASE("float32 softmax: every SIMD/wasm entry equals the reference bit for bit",
+          "[float_parity][simd][wasm]") {
+  const std::vector<Entry> entries = float_entries("softmax");
+  if (entries.empty()) {
+    WARN("no SIMD/wasm float32 softmax entry to test on this build/CPU");
+    return;
+  }
+  const int64_t lengths[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 100, 511, 512, 513, 1100};
+  std::mt19937_64 cases(31337);
+  int compared = 0;
+  for (int i = 0; i < 150; ++i) {
+    std::vector<int64_t> shape(1 + cases() % 4);
+    for (int64_t& d : shape) d = 1 + static_cast<int64_t>(cases() % 6);
+    const int axis = static_cast<int>(cases() % shape.size());
+    shape[axis] = i < 34 ? lengths[i % 17] : lengths[cases() % 17];
+    if (shape[axis] > 100) {
+      for (size_t d = 0; d < shape.size(); ++d) {
+        if (static_cast<int>(d) != axis) shape[d] = std::min<int64_t>(shape[d], 2);
+      }
+    }
+    if (i % 29 == 0) shape[cases() % shape.size()] = 0;
+    const int layout = static_cast<int>(cases() % 4);
+    const Mix mix = i % 2 == 0 ? Mix::kExp : static_cast<Mix>(cases() % 4);
+    cvm::kernel::SoftmaxParams p{axis};
+    INFO("softmax " << shape_str(shape) << " axis " << axis << " layout " << layout << " mix "
+                    << static_cast<int>(mix));
+    std::mt19937_64 rng(static_cast<uint64_t>(i) * 7919 + 11);
+    std::vector<Buffer> in;
+    in.push_back(make_buffer(shape, layout));
+    fill(in[0], rng, mix);
+    const Buffer out = make_buffer(shape, (layout + 3) % 4);
+    compared += compare_entries(entries, [&](KernelFn fn, const cvm::kernel::ParallelFor* pf) {
+      return run_kernel(fn, in, out, &p, pf);
+    });
+    if (i % 3 == 0) {
+      INFO("in place");
+      compared += compare_entries(entries, [&](KernelFn fn, const cvm::kernel::ParallelFor* pf) {
+        return run_in_place(fn, in[0], &p, pf);
+      });
+    }
+  }
+  INFO("compared " << compared << " softmax runs");
+  REQUIRE(compared > 0);
+}
+
+// The lane form of det_exp (float_act.inc's f_det_exp, through the emulated lanes) equals det_exp
+// bit for bit, also where sigmoid and softmax cannot show it (subnormal results).
+TEST_CASE("float32 kernels' lane det_exp equals det_exp bit for bit", "[float_parity]") {
+  std::vector<double> xs = {0.0,
+                            -0.0,
+                            1.0,
+                            -1.0,
+                            708.3,
+                            709.78,
+                            709.79,
+                            710.0,
+                            710.0001,
+                            -708.3,
+                            -708.4,
+                            -709.0,
+                            -744.0,
+                            -745.1,
+                            -745.13,
+                            -745.14,
+                            -745.5,
+                            -745.50001,
+                            -746.0,
+                            1e300,
+                            -1e300,
+                            5e-324,
+                            std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity(),
+                            std::numeric_limits<double>::quiet_NaN()};
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> wide(-760.0, 760.0), tiny(-745.6, -707.0),
+      small(-1.0, 1.0);
+  for (int i = 0; i < 20000; ++i) xs.push_back(wide(rng));
+  for (int i = 0; i < 20000; ++i) xs.push_back(tiny(rng));
+  for (int i = 0; i < 5000; ++i) xs.push_back(small(rng));
+  for (double x : xs) {
+    const double want = cvm::kernel::det_exp(x);
+    for (double got :
+         {cvm::kernel::femu16::det_exp_lanes(x), cvm::kernel::femu4::det_exp_lanes(x)}) {
+      uint64_t a, b;
+      std::memcpy(&a, &want, 8);
+      std::memcpy(&b, &got, 8);
+      INFO("x = " << x);
+      CHECKED_ELSE(a == b) { FAIL("det_exp 0x" << std::hex << a << " lanes 0x" << b); }
+    }
+  }
+}
+
+// Pooling output extent along one axis (the op layer's rule; ceil_mode drops a last window that
+// would start in the end padding).
+int64_t pool_extent(int64_t in, int64_t begin, int64_t end, int64_t k, int64_t s, bool ceil) {
+  const int64_t span = in + begin + end - k;
+  int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+  if (ceil && (out - 1) * s >= in + begin) --out;
+  return out;
+}
+
+TEST_CASE(
+    "float32 max_pool2d and avg_pool2d: every SIMD/wasm entry equals the "
+    "reference",
+    "[float_parity][simd][wasm]") {
+  for (const char* op : {"max_pool2d", "avg_pool2d"}) {
+    const std::vector<Entry> entries = float_entries(op);
+    if (entries.empty()) continue;
+    const bool avg = std::strcmp(op, "avg_pool2d") == 0;
+    std::mt19937_64 cases(avg ? 5150 : 5051);
+    auto pick = [&](int64_t lo, int64_t hi) {
+      return lo + static_cast<int64_t>(cases() % static_cast<uint64_t>(hi - lo + 1));
+    };
+    int compared = 0;
+    for (int i = 0; i < 240; ++i) {
+      int64_t n = pick(1, 2), c = pick(1, 3);
+      if (i % 40 == 7) n = 0;
+      if (i % 40 == 19) c = 0;
+      const int64_t kh = pick(1, 4), kw = pick(1, 5), sh = pick(1, 3), sw = pick(1, 3);
+      const int64_t pt = pick(0, kh - 1), pb = pick(0, kh - 1);
+      const int64_t pl = pick(0, kw - 1), pr = pick(0, kw - 1);
+      const bool ceil = cases() % 2 == 0, include = cases() % 2 == 0;
+      const int64_t h = std::max<int64_t>(kh, pick(1, 9));
+      int64_t w = std::max<int64_t>(kw, pick(1, 40));
+      if (i < 20) w = std::max<int64_t>(kw, (i % 5) * 8 + (i / 5) - 1);  // lane edges
+      const int64_t oh = pool_extent(h, pt, pb, kh, sh, ceil);
+      const int64_t ow = pool_extent(w, pl, pr, kw, sw, ceil);
+      const int layout = static_cast<int>(cases() % 6 < 3 ? 0 : cases() % 4);
+      const Mix mix = static_cast<Mix>(cases() % 3);
+      INFO(op << " x(" << n << "," << c << "," << h << "," << w << ") pool(" << kh << "," << kw
+              << ") stride(" << sh << "," << sw << ") pads(" << pt << "," << pl << "," << pb << ","
+              << pr << ")" << (ceil ? " ceil" : "") << (include ? " count_include_pad" : "")
+              << " layout " << layout << " mix " << static_cast<int>(mix));
+      std::mt19937_64 rng(static_cast<uint64_t>(i) * 31 + (avg ? 7 : 3));
+      std::vector<Buffer> in;
+      in.push_back(make_buffer({n, c, h, w}, layout));
+      fill(in[0], rng, mix);
+      const Buffer out = make_buffer({n, c, oh, ow}, layout == 2 ? 1 : layout);
+      const cvm::kernel::AvgPool2dParams ap{kh, kw, sh, sw, pt, pl, pb, pr, include ? 1 : 0};
+      const cvm::kernel::MaxPool2dParams mp{kh, kw, sh, sw, pt, pl};
+      const void* params = avg ? static_cast<const void*>(&ap) : static_cast<const void*>(&mp);
+      compared += compare_entries(entries, [&](KernelFn fn, const cvm::kernel::ParallelFor* pf) {
+        return run_kernel(fn, in, out, params, pf);
+      });
+    }
+    // A model-like layer: 3x3 stride 1 pad 1, and 3x3 stride 2 (ceil) on wide rows.
+    for (int k = 0; k < 2; ++k) {
+      const int64_t s = k == 0 ? 1 : 2;
+      std::mt19937_64 rng(77 + k);
+      std::vector<Buffer> in;
+      in.push_back(make_buffer({1, 6, 30, 57}, 0));
+      fill(in[0], rng, Mix::kSpecials);
+      const int64_t oh = pool_extent(30, 1, 1, 3, s, k == 1),
+                    ow = pool_extent(57, 1, 1, 3, s, k == 1);
+      const Buffer out = make_buffer({1, 6, oh, ow}, 0);
+      const cvm::kernel::AvgPool2dParams ap{3, 3, s, s, 1, 1, 1, 1, k};
+      const cvm::kernel::MaxPool2dParams mp{3, 3, s, s, 1, 1};
+      const void* params = avg ? static_cast<const void*>(&ap) : static_cast<const void*>(&mp);
+      compared += compare_entries(entries, [&](KernelFn fn, const cvm::kernel::ParallelFor* pf) {
+        return run_kernel(fn, in, out, params, pf);
+      });
+    }
+    INFO("compared " << compared << " " << op << " runs");
+    REQUIRE(compared > 0);
+  }
+}
+
+TEST_CASE("float32 pad: every SIMD/wasm entry equals the reference bit for bit",
+          "[float_parity][simd][wasm]") {
+  const std::vector<Entry> entries = float_entries("pad");
+  if (entries.empty()) {
+    WARN("no SIMD/wasm float32 pad entry to test on this build/CPU");
+    return;
+  }
+  std::mt19937_64 cases(909);
+  int compared = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::vector<int64_t> shape(cases() % 5);  // 0-d to 4-d
+    for (int64_t& d : shape) d = static_cast<int64_t>(cases() % 7);
+    if (i % 3 != 0) {  // mostly non-empty, with a long last row crossing lane edges
+      for (int64_t& d : shape) d = d == 0 ? 1 : d;
+      if (!shape.empty()) shape.back() = 1 + static_cast<int64_t>(cases() % 41);
+    }
+    cvm::kernel::PadParams p{};
+    std::vector<int64_t> out_shape = shape;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      p.begin[d] = static_cast<int64_t>(cases() % 10);
+      out_shape[d] += p.begin[d] + static_cast<int64_t>(cases() % 10);
+    }
+    const float value = i % 4 == 0 ? -0.0f : static_cast<float>(i) * 0.5f - 3.0f;
+    std::memcpy(&p.value_bits, &value, 4);
+    const int layout = static_cast<int>(cases() % 4);
+    INFO("pad " << shape_str(shape) << " -> " << shape_str(out_shape) << " layout " << layout);
+    std::mt19937_64 rng(static_cast<uint64_t>(i) + 17);
+    std::vector<Buffer> in;
+    in.push_back(make_buffer(shape, layout));
+    fill(in[0], rng, Mix::kSpecials);  // NaN payloads and -0 must move as bits
+    const Buffer out = make_buffer(out_shape, (layout + i) % 4);
+    compared += compare_entries(entries, [&](KernelFn fn, const cvm::kernel::ParallelFor* pf) {
+      return run_kernel(fn, in, out, &p, pf);
+    });
+  }
+  INFO("compared " << compared << " pad runs");
+  REQUIRE(compared > 0);
+}
+
 // Every float32 entry of the SIMD and wasm tables has a parity case above.
 TEST_CASE("float32 parity covers every float32 SIMD/wasm table entry", "[float_parity]") {
-  const char* covered[] = {"conv2d", "dense"};
+  const char* covered[] = {"conv2d",  "dense",   "relu",       "leaky_relu", "clamp",
+                           "sigmoid", "softmax", "max_pool2d", "avg_pool2d", "pad"};
   auto check = [&](const BackendTable& t) {
     for (size_t i = 0; i < t.count; ++i) {
       const KernelEntry& e = t.entries[i];

@@ -251,7 +251,7 @@ TEST_CASE("SIMD elementwise int kernels equal the reference at every ISA and thr
   for (const char* op : {"relu", "clip", "cvm_right_shift", "cvm_left_shift"}) {
     const KernelEntry* ref = scalar_entry(op, ElemType::kInt32);
     REQUIRE(ref != nullptr);
-    for (const KernelEntry* e : simd_entries(op)) {
+    for (const KernelEntry* e : simd_entries(op, ElemType::kInt32)) {
       for (int threads : kThreadCounts) {
         use_threads(threads);
         uint64_t seed = 2000;
@@ -340,7 +340,7 @@ TEST_CASE("SIMD max_pool2d equals the reference at every ISA and thread count", 
   Restore restore;
   const KernelEntry* ref = scalar_entry("max_pool2d", ElemType::kInt32);
   REQUIRE(ref != nullptr);
-  const auto entries = simd_entries("max_pool2d");
+  const auto entries = simd_entries("max_pool2d", ElemType::kInt32);
   require_some_tested(static_cast<int>(entries.size()));
   for (const KernelEntry* e : entries) {
     for (int threads : kThreadCounts) {

@@ -1,0 +1,37 @@
+// float32 relu, leaky_relu, clamp, sigmoid and softmax on AVX2.
+//
+// Bit-identical to the scalar reference (float_act.inc; compiled with -mavx2 for this file only, no
+// FMA).
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "float_math.h"
+#include "params/float_nn.h"
+#include "simd_kernels.h"
+
+namespace cvm {
+namespace kernel {
+namespace simd {
+namespace {
+
+// clang-format off
+#include "kernel_loops.inc"
+#include "float_vec_avx2.inc"
+#include "float_loops.inc"
+#include "float_act.inc"
+// clang-format on
+
+}  // namespace
+
+void relu_f32__avx2(const KernelCall& call) { f_relu(call); }
+void leaky_relu_f32__avx2(const KernelCall& call) { f_leaky_relu(call); }
+void clamp_f32__avx2(const KernelCall& call) { f_clamp(call); }
+void sigmoid_f32__avx2(const KernelCall& call) { f_sigmoid(call); }
+void softmax_f32__avx2(const KernelCall& call) { f_softmax(call); }
+
+}  // namespace simd
+}  // namespace kernel
+}  // namespace cvm

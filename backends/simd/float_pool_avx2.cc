@@ -1,0 +1,34 @@
+// float32 max_pool2d and avg_pool2d on AVX2.
+//
+// Bit-identical to the scalar reference (float_pool.inc; compiled with -mavx2 for this file only,
+// no FMA).
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "params/float_nn.h"
+#include "params/nn.h"
+#include "simd_kernels.h"
+
+namespace cvm {
+namespace kernel {
+namespace simd {
+namespace {
+
+// clang-format off
+#include "kernel_loops.inc"
+#include "float_vec_avx2.inc"
+#include "float_loops.inc"
+#include "float_pool.inc"
+// clang-format on
+
+}  // namespace
+
+void max_pool2d_f32__avx2(const KernelCall& call) { f_pool<false>(call); }
+void avg_pool2d_f32__avx2(const KernelCall& call) { f_pool<true>(call); }
+
+}  // namespace simd
+}  // namespace kernel
+}  // namespace cvm

@@ -1,0 +1,35 @@
+// float32 max_pool2d and avg_pool2d on WebAssembly SIMD128, bit-identical to the scalar reference.
+//
+// The x86 kernels' template (backends/simd/float_pool.inc, with its loop helpers) over four float32
+// and two float64 lanes (float_vec_simd128.inc): the same per-lane operation sequence, so the same
+// exactness argument as there.
+#include <wasm_simd128.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "params/float_nn.h"
+#include "params/nn.h"
+#include "wasm_kernels.h"
+
+namespace cvm {
+namespace kernel {
+namespace wasm {
+namespace {
+
+// clang-format off
+#include "simd/kernel_loops.inc"
+#include "float_vec_simd128.inc"
+#include "simd/float_loops.inc"
+#include "simd/float_pool.inc"
+// clang-format on
+
+}  // namespace
+
+void max_pool2d_f32__wasm_simd128(const KernelCall& call) { f_pool<false>(call); }
+void avg_pool2d_f32__wasm_simd128(const KernelCall& call) { f_pool<true>(call); }
+
+}  // namespace wasm
+}  // namespace kernel
+}  // namespace cvm
