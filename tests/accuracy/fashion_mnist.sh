@@ -24,6 +24,10 @@ digest() { sed -n 's/^outputs: *xxh64 \([0-9a-f]*\).*/\1/p' "$work/last.txt"; }
 eval_model "$work/fashion_f32.cvmrt" --inputs "$work/t10k_images.npy" \
   --predictions "$work/pred_f32.npy"
 float_top1="$(top1)"
+float_hash="$(digest)"
+# The float model's bits are the scalar reference's too (SIMD float kernels, every thread).
+eval_model "$work/fashion_f32.cvmrt" --inputs "$work/t10k_images.npy" --backend scalar
+[ "$(digest)" = "$float_hash" ] || { echo "FAIL: float32 scalar and best backend differ"; exit 1; }
 eval_model "$work/fashion_int8.cvmrt" --inputs "$work/t10k_images.npy"
 int8_top1="$(top1)"
 int8_hash="$(digest)"
