@@ -4,6 +4,8 @@ set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config ccache
+  # The second compiler: the sanitizer build and the libFuzzer targets (tests/fuzz) use clang.
+  clang-14 libclang-rt-14-dev
   flatbuffers-compiler libflatbuffers-dev
   catch2 libxxhash-dev libdlpack-dev nlohmann-json3-dev
   # The WebAssembly build (scripts/build-wasm.sh) and the npm package's browser test.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Test command: installs dependencies, builds every variant once, and runs every suite.
 #   build/       release build (-Werror): unit, C ABI and README tests
-#   build-asan/  the same suites under -fsanitize=address,undefined
+#   build-sanitize/  clang 14: the same suites under -fsanitize=address,undefined, and the
+#                    libFuzzer targets (tests/fuzz) for a short fixed budget each
+#   build-tsan/  the threaded suites under -fsanitize=thread
 #   build-wasm-{simd,plain}/  the WebAssembly variants, then the npm package's suites (js/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,12 +22,20 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCVMRT_WERROR=ON
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
-echo "== sanitizer build (address, undefined)"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DCVMRT_SANITIZE=ON -DCVMRT_WERROR=ON \
-      -DCVMRT_BUILD_BENCH=OFF
-cmake --build build-asan -j"$jobs"
+echo "== sanitizer build (clang 14: address, undefined, libFuzzer coverage)"
+# The second compiler's build: every suite under ASan and UBSan, plus the fuzz.* tests (each
+# libFuzzer target for a fixed budget on its committed corpus, and the regression inputs).
+CC=clang-14 CXX=clang++-14 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Release \
+      -DCVMRT_SANITIZE=ON -DCVMRT_FUZZ=ON -DCVMRT_WERROR=ON -DCVMRT_BUILD_BENCH=OFF
+cmake --build build-sanitize -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+  ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
+
+echo "== ThreadSanitizer build: the threaded suites"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Release -DCVMRT_TSAN=ON -DCVMRT_WERROR=ON \
+      -DCVMRT_BUILD_BENCH=OFF
+cmake --build build-tsan -j"$jobs" --target cvmrt_tests
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 build-tsan/tests/cvmrt_tests "[threads]"
 
 echo "== WebAssembly builds (Catch2 suite under node) and the npm package"
 # npm run build: both wasm variants (scripts/build-wasm.sh, with their ctest suites) and dist/;
