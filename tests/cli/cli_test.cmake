@@ -333,7 +333,7 @@ elseif(SCENARIO STREQUAL "system_report")
              "\nbackends: [^\n]*scalar \\(preferred: [a-z]+\\)"
              "\nmain kernels" "\n  conv2d +int32 -> [a-z]+/" "\n  dense +int32 -> "
              "\n  matmul +int32 -> " "\n  add +int32 -> " "\n  max_pool2d +int32 -> "
-             "\n  reduce_sum +int32 -> " "\nall kernels" "\n  relu int32 -> ")
+             "\n  reduce_sum +int32 -> " "\nall kernels" "\n  relu int32( float32)? -> ")
     expect_match("${OUT}" "${re}" "system report")
   endforeach()
   if(NOT OUT MATCHES "\nisa level: (scalar|avx2|avx512|amx) \\(|\nisa level: n/a")
