@@ -114,6 +114,11 @@ std::vector<NDArray> run_op(const std::string& name, const std::vector<NDArray>&
   CHECK(out_dtypes.size() == out_shapes.size() &&
         out_shapes.size() == static_cast<size_t>(op.num_outputs()))
       << ops::op_prefix(op) << "inference returned inconsistent output counts";
+  for (size_t i = 0; i < out_shapes.size(); ++i) {
+    VERIFY(out_shapes[i].numel() <= kMaxOpOutputElements)
+        << ops::op_prefix(op) << "output " << i << " of shape " << out_shapes[i]
+        << " would have more than " << kMaxOpOutputElements << " elements (the per-output limit)";
+  }
   std::vector<NDArray> outputs;
   for (size_t i = 0; i < out_shapes.size(); ++i) {
     outputs.push_back(NDArray::empty(out_shapes[i], out_dtypes[i]));

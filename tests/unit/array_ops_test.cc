@@ -4,8 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#include "cvm/allocator.h"
 #include "cvm/array_ops.h"
 #include "cvm/error.h"
+#include "cvm/op.h"
 #include "float16.h"
 #include "test_util.h"
 
@@ -200,4 +202,17 @@ TEST_CASE("copy_into broadcasts and converts", "[ops][cast]") {
     REQUIRE(test::float_at(dst, 3 * r + 2) == 300.0);
   }
   REQUIRE_THROWS_WITH(copy_into(src, dst), Contains("cannot broadcast"));
+}
+
+// Attributes from an untrusted caller cannot make run_op allocate without bound: an output over
+// kMaxOpOutputElements is refused before allocation, one at the limit's scale is not refused.
+TEST_CASE("run_op refuses outputs over the per-output element limit", "[ops]") {
+  const NDArray x = NDArray::empty({1, 4096}, DataType::Int(32));
+  const size_t before = Allocator::cpu().stats().peak_bytes_in_use;
+  REQUIRE_THROWS_AS(run_op("tile", {x}, {{"reps", "(4096, 4096)"}}), LogicError);
+  REQUIRE_THROWS_WITH(run_op("tile", {x}, {{"reps", "(4096, 4096)"}}),
+                      Contains("output 0 of shape (4096, 16777216) would have more than "
+                               "1073741824 elements"));
+  REQUIRE(Allocator::cpu().stats().peak_bytes_in_use - before < (size_t{1} << 20));
+  REQUIRE(run_op("tile", {x}, {{"reps", "(3, 1)"}})[0].shape() == Shape{3, 4096});
 }

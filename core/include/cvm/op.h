@@ -16,9 +16,14 @@ namespace cvm {
 // bools true/false/1/0 in any case. Typed JSON values are converted to this form by the C ABI.
 using AttrMap = std::map<std::string, std::string>;
 
+// The most elements one output of run_op / CVMOpRun may have (a model entry's default limit,
+// ModelLimits::max_elements): attributes such as tile's reps cannot make it allocate more.
+constexpr int64_t kMaxOpOutputElements = int64_t{1} << 30;
+
 // Runs operator `name` on `inputs`, allocating and returning its outputs. Validates arity,
 // attributes, dtypes and shapes first: LogicError naming the op, the attribute or input, the
 // expected and the found value. CVM operators (spec/cvm-ops.md section 5) take int32 arrays.
+// An output over kMaxOpOutputElements is a LogicError before anything is allocated.
 CVM_EXPORT std::vector<NDArray> run_op(const std::string& name, const std::vector<NDArray>& inputs,
                                        const AttrMap& attrs = {});
 
