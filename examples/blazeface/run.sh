@@ -15,6 +15,8 @@
 #      When the quantizer refuses the model as it is, its message is printed and the model is
 #      rewritten by concat_to_pad.py (equivalent Pad nodes for the Concat-with-zeros channel
 #      padding) and quantized from that; the float import always uses the original file.
+#   6b. the float and --split models: the same output hash from the scalar reference and the
+#      best backend at 1 and 7 threads (exit 1 otherwise)
 #   7. compare.py: ORT vs cvmrt float vs the three int8 models; tables, targets (gated on the
 #      --split model), timings
 #   8. cvmrt bench of the float and the int8 models (20 runs)
@@ -122,6 +124,23 @@ t=$(now)
     --split --report >"$WORK/quantize_report_split.txt"
 echo "   split:       $(grep '^quantized' "$WORK/quantize_report_split.txt") ($(took "$t"))"
 echo "   calibrated ranges: $WORK/quantize_report{,_pt,_split}.txt"
+
+step "6b. the same bits from every backend and thread count (float and --split models)"
+# cvmrt eval hashes output 0 of every calibration input; the scalar reference at 1 thread, the
+# best backend at 1 and 7 threads must print the same hash.
+for m in blazeface blazeface_int8_split; do
+  hashes=()
+  for run in "--backend scalar --threads 1" "--threads 1" "--threads 7"; do
+    # shellcheck disable=SC2086
+    hashes+=("$("$CVMRT" eval "$WORK/$m.cvmrt" --inputs "$WORK/inputs/calib.npy" $run |
+                sed -n 's/^outputs: *xxh64 \([0-9a-f]*\).*/\1/p')")
+  done
+  echo "   $m: ${hashes[*]}"
+  if [ -z "${hashes[0]}" ] || [ "${hashes[0]}" != "${hashes[1]}" ] || [ "${hashes[0]}" != "${hashes[2]}" ]; then
+    echo "run.sh: $m gives different bits on different backends or thread counts" >&2
+    exit 1
+  fi
+done
 
 step "7. compare"
 set +e

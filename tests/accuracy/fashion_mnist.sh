@@ -39,6 +39,11 @@ scalar_hash="$(digest)"
 eval_model "$work/fashion_int8.cvmrt" --inputs "$work/t10k_images.npy" --limit 2000
 best_hash_2000="$(digest)"
 [ "$scalar_hash" = "$best_hash_2000" ] || { echo "FAIL: scalar and best backend differ"; exit 1; }
+for threads in 1 7; do  # and at other thread counts (the default is the hardware's)
+  CVMRT_THREADS=$threads eval_model "$work/fashion_int8.cvmrt" --inputs "$work/t10k_images.npy" \
+    --limit 2000 >/dev/null
+  [ "$(digest)" = "$best_hash_2000" ] || { echo "FAIL: int8 at $threads threads differs"; exit 1; }
+done
 /usr/bin/python3 - "$work" <<'PY'
 import json, sys
 import numpy as np
