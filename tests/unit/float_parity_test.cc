@@ -548,6 +548,24 @@ int64_t out_extent(int64_t in, int64_t pad, int64_t dil, int64_t k, int64_t stri
   return (in + 2 * pad - (dil * (k - 1) + 1)) / stride + 1;
 }
 
+// Runs every entry at every thread count against the reference; run(fn, pf) returns the buffer a
+// kernel leaves. Returns the number of runs compared.
+template <typename Run>
+int compare_entries(const std::vector<Entry>& entries, Run&& run) {
+  const std::vector<float> want = run(entries[0].ref, nullptr);
+  int compared = 0;
+  for (const Entry& e : entries) {
+    for (int t : kThreadCounts) {
+      INFO(e.backend << "/" << e.e->variant << " at " << t << " threads");
+      FakePool pool(t);
+      const std::vector<float> got = run(e.e->fn, t > 1 ? &pool.pf : nullptr);
+      CHECKED_ELSE(same_bits(want, got)) { FAIL(first_difference(want, got)); }
+      ++compared;
+    }
+  }
+  return compared;
+}
+
 TEST_CASE("float32 conv2d: every SIMD/wasm entry equals the reference bit for bit",
           "[float_parity][simd][wasm]") {
   const std::vector<Entry> entries = float_entries("conv2d");
@@ -569,16 +587,9 @@ TEST_CASE("float32 conv2d: every SIMD/wasm entry equals the reference bit for bi
     const Buffer out = make_buffer({k.n, k.oc, oh, ow}, k.layout == 2 ? 1 : k.layout);
     Scratch scratch(true);
     cvm::kernel::Conv2dParams p{k.sh, k.sw, k.ph, k.pw, k.dh, k.dw, k.groups, scratch.get()};
-    const std::vector<float> want = run_kernel(entries[0].ref, in, out, &p, nullptr);
-    for (const Entry& e : entries) {
-      for (int t : kThreadCounts) {
-        INFO(e.backend << "/" << e.e->variant << " at " << t << " threads");
-        FakePool pool(t);
-        const std::vector<float> got = run_kernel(e.e->fn, in, out, &p, t > 1 ? &pool.pf : nullptr);
-        CHECKED_ELSE(same_bits(want, got)) { FAIL(first_difference(want, got)); }
-        ++compared;
-      }
-    }
+    compared += compare_entries(entries, [&](KernelFn fn, const cvm::kernel::ParallelFor* pf) {
+      return run_kernel(fn, in, out, &p, pf);
+    });
   }
   INFO("compared " << compared << " conv2d runs");
   REQUIRE(compared > 0);
@@ -612,37 +623,12 @@ TEST_CASE("float32 dense: every SIMD/wasm entry equals the reference bit for bit
     const Buffer out = make_buffer({m, units}, layout);
     Scratch scratch(lend);
     cvm::kernel::DenseParams p{scratch.get()};
-    const std::vector<float> want = run_kernel(entries[0].ref, in, out, &p, nullptr);
-    for (const Entry& e : entries) {
-      for (int t : kThreadCounts) {
-        INFO(e.backend << "/" << e.e->variant << " at " << t << " threads");
-        FakePool pool(t);
-        const std::vector<float> got = run_kernel(e.e->fn, in, out, &p, t > 1 ? &pool.pf : nullptr);
-        CHECKED_ELSE(same_bits(want, got)) { FAIL(first_difference(want, got)); }
-        ++compared;
-      }
-    }
+    compared += compare_entries(entries, [&](KernelFn fn, const cvm::kernel::ParallelFor* pf) {
+      return run_kernel(fn, in, out, &p, pf);
+    });
   }
   INFO("compared " << compared << " dense runs");
   REQUIRE(compared > 0);
-}
-
-// Runs every entry at every thread count against the reference; run(fn, pf) returns the buffer a
-// kernel leaves. Returns the number of runs compared.
-template <typename Run>
-int compare_entries(const std::vector<Entry>& entries, Run&& run) {
-  const std::vector<float> want = run(entries[0].ref, nullptr);
-  int compared = 0;
-  for (const Entry& e : entries) {
-    for (int t : kThreadCounts) {
-      INFO(e.backend << "/" << e.e->variant << " at " << t << " threads");
-      FakePool pool(t);
-      const std::vector<float> got = run(e.e->fn, t > 1 ? &pool.pf : nullptr);
-      CHECKED_ELSE(same_bits(want, got)) { FAIL(first_difference(want, got)); }
-      ++compared;
-    }
-  }
-  return compared;
 }
 
 // Runs a one-input kernel in place: output and input are the same view of a copy of x.
