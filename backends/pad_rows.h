@@ -94,5 +94,18 @@ void pad_row_runs(const PadRow& r, uint32_t value_bits, FillFn&& fill) {
   fill(r.y + 4 * r.hi, r.y_len - r.hi, value_bits);
 }
 
+// A whole pad kernel over one backend's vector store: store_lanes(dst) writes kLanes copies of
+// the fill value (the backend splats it once), the tail is filled element by element.
+template <int kLanes, class StoreLanes>
+void pad_b32_with(const KernelCall& call, StoreLanes&& store_lanes) {
+  const uint32_t value = static_cast<const PadParams*>(call.params)->value_bits;
+  auto fill = [&](char* y, int64_t n, uint32_t v) {
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) store_lanes(y + 4 * i);
+    for (; i < n; ++i) std::memcpy(y + 4 * i, &v, 4);
+  };
+  for_each_pad_row(call, [&](const PadRow& r) { pad_row_runs(r, value, fill); });
+}
+
 }  // namespace kernel
 }  // namespace cvm

@@ -12,14 +12,9 @@ namespace kernel {
 namespace simd {
 
 void pad_b32__avx2(const KernelCall& call) {
-  const uint32_t value = static_cast<const PadParams*>(call.params)->value_bits;
-  auto fill = [](char* y, int64_t n, uint32_t v) {
-    const __m256i lanes = _mm256_set1_epi32(static_cast<int32_t>(v));
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + 4 * i), lanes);
-    for (; i < n; ++i) std::memcpy(y + 4 * i, &v, 4);
-  };
-  for_each_pad_row(call, [&](const PadRow& r) { pad_row_runs(r, value, fill); });
+  const auto value = static_cast<int32_t>(static_cast<const PadParams*>(call.params)->value_bits);
+  const __m256i lanes = _mm256_set1_epi32(value);
+  pad_b32_with<8>(call, [&](char* y) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(y), lanes); });
 }
 
 }  // namespace simd
