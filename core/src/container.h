@@ -48,9 +48,18 @@ struct Storage {
   std::atomic<int> refs{1};
   std::mutex mu;
   std::atomic<Buffer*> buffer{nullptr};
+  // A read-only buffer replaced by a private copy while other views shared this Storage: kept
+  // until the Storage dies, because those views' C handles may still show its address in
+  // dl.data until their next refresh (reading it then gives the old values, never freed
+  // memory). Only read-only buffers are kept: at most one per Storage, and not allocator
+  // memory (a mapping or a producer's DLPack tensor).
+  Buffer* retired = nullptr;
 
   explicit Storage(Buffer* b) { buffer.store(b); }
-  ~Storage() { buffer.load()->release(); }
+  ~Storage() {
+    buffer.load()->release();
+    if (retired != nullptr) retired->release();
+  }
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   void release() {
     if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
@@ -58,6 +67,10 @@ struct Storage {
   // The buffer, made private to this Storage first (copying its bytes if needed).
   Buffer* writable_buffer();
 };
+
+// Whether (shape, strides) address the elements in compact row-major order: every dim of
+// extent above 1 has the row-major stride, or the array has no elements.
+bool is_row_major(const Shape& shape, const Shape& strides);
 
 // One array: the DLTensor (first member: a Container* is a valid DLTensor*), its shape and
 // strides, and where element [0, ...] sits in the shared storage.

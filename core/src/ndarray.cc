@@ -51,8 +51,24 @@ Buffer* Storage::writable_buffer() {
   Buffer* own = Buffer::allocate(current->nbytes, current->device);
   if (current->nbytes > 0) std::memcpy(own->data, current->data, current->nbytes);
   buffer.store(own, std::memory_order_release);
-  current->release();
+  if (current->read_only && refs.load(std::memory_order_acquire) > 1 && retired == nullptr) {
+    retired = current;
+  } else {
+    current->release();
+  }
   return own;
+}
+
+bool is_row_major(const Shape& shape, const Shape& strides) {
+  for (int i = 0; i < shape.ndim(); ++i) {
+    if (shape[i] == 0) return true;  // no element is ever addressed
+  }
+  int64_t expected = 1;  // a partial product of the (non-zero) extents: at most numel
+  for (int i = shape.ndim() - 1; i >= 0; --i) {
+    if (shape[i] != 1 && strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
 }
 
 Container::Container(Storage* s, size_t offset, Shape shp, Shape str, DataType t)
@@ -63,8 +79,11 @@ Container::Container(Storage* s, size_t offset, Shape shp, Shape str, DataType t
   dl.ndim = shape.ndim();
   dl.dtype = dtype.dl();
   dl.shape = shape.data();
-  // DLPack: null strides mean compact row-major, which most consumers expect.
-  dl.strides = strides == shape.contiguous_strides() ? nullptr : strides.data();
+  // DLPack: null strides mean compact row-major, which most consumers expect. Strides of
+  // extent-1 dims never move an address and an empty array addresses nothing, so views that
+  // differ from contiguous_strides() only there (a permuted (1, n), a slice of one element,
+  // an empty slice) are compact too and get null strides.
+  dl.strides = is_row_major(shape, strides) ? nullptr : strides.data();
   dl.byte_offset = 0;
   refresh();
 }
@@ -217,12 +236,7 @@ Device NDArray::device() const {
 
 bool NDArray::is_contiguous() const {
   const Container& c = checked(c_);
-  int64_t expected = 1;
-  for (int i = c.shape.ndim() - 1; i >= 0; --i) {
-    if (c.shape[i] != 1 && c.strides[i] != expected) return c.shape.numel() == 0;
-    expected *= c.shape[i];
-  }
-  return true;
+  return detail::is_row_major(c.shape, c.strides);
 }
 
 bool NDArray::is_read_only() const { return checked(c_).storage->buffer.load()->read_only; }

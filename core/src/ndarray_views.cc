@@ -134,19 +134,25 @@ NDArray NDArray::slice(int axis, int64_t start, int64_t stop, int64_t step) cons
     if (v < 0) v += dim;
     return std::min(std::max(v, lo), hi);
   };
+  // The counts are computed without overflow for any step (|INT64_MIN| included): the span
+  // end - begin is at most dim, and the step's magnitude is taken as uint64.
   int64_t begin, end, count;
   if (step > 0) {
     begin = clamp(start, 0, dim);
     end = clamp(stop, 0, dim);
-    count = end > begin ? (end - begin + step - 1) / step : 0;
+    count = end > begin ? (end - begin - 1) / step + 1 : 0;
   } else {
     begin = clamp(start, -1, dim - 1);
     end = clamp(stop, -1, dim - 1);
-    count = begin > end ? (begin - end + (-step) - 1) / (-step) : 0;
+    const uint64_t magnitude = uint64_t{0} - static_cast<uint64_t>(step);
+    const uint64_t span = static_cast<uint64_t>(begin - end - 1);
+    count = begin > end ? static_cast<int64_t>(span / magnitude) + 1 : 0;
   }
   Shape shape = c.shape, strides = c.strides;
   shape[a] = count;
-  strides[a] = c.strides[a] * step;
+  // With two or more elements |step| < dim, so the product stays inside the array's span; with
+  // fewer the stride is never used (and step may be huge): keep the source's.
+  if (count > 1) strides[a] = c.strides[a] * step;
   size_t offset = c.offset_bytes;
   if (count > 0) {
     offset = static_cast<size_t>(static_cast<int64_t>(offset) +

@@ -64,6 +64,56 @@ CVM_DLL int CVMArrayCopyToBytes(CVMArrayHandle handle, void* data, size_t nbytes
 /* Element-wise copy between arrays of the same shape and dtype; `stream` must be NULL on CPU. */
 CVM_DLL int CVMArrayCopyFromTo(CVMArrayHandle from, CVMArrayHandle to, CVMStreamHandle stream);
 
+/* -- views --
+ * Each call below makes *out a NEW handle (never `handle` itself) that the caller frees with
+ * CVMArrayFree; on failure *out is NULL. Views share the source's memory without copying: a
+ * write through either handle (CVMArrayCopyFromBytes, CVMArrayCopyFromTo) is seen through the
+ * other, and the view keeps the memory alive after the source handle is freed. A view of
+ * read-only memory (CVMLoadParamsFile) is read-only too: the first write through any handle
+ * over it copies the memory once, for all of them. In the view's DLTensor, `data` points at its
+ * element [0, ...] (byte_offset is 0) and `strides` (in elements; 0 on broadcast dims, negative
+ * for reversed slices) is NULL when the view is compact row-major (dims of extent 1 and empty
+ * arrays do not count), else non-NULL. A handle's `data` field is brought up to date by each
+ * call taking that handle: after a write through one handle made the shared memory private (the
+ * read-only case), read the others through the calls (CVMArrayCopyToBytes) or pass them to one
+ * first. */
+
+/* The same elements in the shape `shape` (`ndim` in 0..32 extents; NULL when ndim is 0), one of
+ * which may be -1 (inferred). A view when the source's strides allow it, else a new compact copy
+ * (not sharing memory). Logic error when the element counts differ, for more than one -1, or for
+ * another negative extent. */
+CVM_DLL int CVMArrayReshape(CVMArrayHandle handle, const int64_t* shape, int ndim,
+                            CVMArrayHandle* out);
+/* Dims reordered: result dim i is source dim axes[i] (negative axes count from the end). `naxes`
+ * must be the source's ndim, or 0 (then `axes` may be NULL) for all dims reversed; a 0-d array
+ * with naxes 0 gives an identical view. Logic error unless axes is a permutation. */
+CVM_DLL int CVMArrayPermute(CVMArrayHandle handle, const int* axes, int naxes,
+                            CVMArrayHandle* out);
+/* A begin/end value meaning "omitted" (Python's None) in CVMArraySlice; as a step, it means 1. */
+#define CVM_SLICE_DEFAULT INT64_MIN
+/* NumPy basic slicing of the leading `naxes` axes (0 <= naxes <= ndim; the others are taken
+ * whole): axis i becomes begin[i]:end[i]:step[i]. Negative begin/end count from the end and
+ * out-of-range values are clamped, exactly as Python's slice(begin, end, step).indices(extent);
+ * CVM_SLICE_DEFAULT omits a bound (begin: 0, or the last index for a negative step; end: past
+ * the end in the step's direction). `begin`, `end` and `step` may each be NULL: all omitted
+ * (steps 1). Extents of 0 result from empty ranges. Logic error for a step of 0. */
+CVM_DLL int CVMArraySlice(CVMArrayHandle handle, const int64_t* begin, const int64_t* end,
+                          const int64_t* step, int naxes, CVMArrayHandle* out);
+/* NumPy broadcasting to `shape` (`ndim` in 0..32 extents, at least the source's ndim; NULL
+ * when ndim is 0): new leading dims and source dims of extent 1 get stride 0. Logic error when
+ * the shapes are incompatible. A view with a stride-0 dim of extent above 1 cannot be written
+ * (CVMArrayCopyFromBytes and CVMArrayCopyFromTo into it are logic errors). */
+CVM_DLL int CVMArrayBroadcastTo(CVMArrayHandle handle, const int64_t* shape, int ndim,
+                                CVMArrayHandle* out);
+/* Dims of extent 1 removed: with naxes 0 (axes may then be NULL) every one of them, else the
+ * `naxes` listed (negative axes count from the end). Logic error for an axis out of range, a
+ * repeated axis or an axis whose extent is not 1. */
+CVM_DLL int CVMArraySqueeze(CVMArrayHandle handle, const int* axes, int naxes,
+                            CVMArrayHandle* out);
+/* A dim of extent 1 inserted at `axis`, in [-(ndim + 1), ndim] (negative counts from the end of
+ * the result). Logic error for an axis out of range or a source of 32 or more dims. */
+CVM_DLL int CVMArrayExpandDims(CVMArrayHandle handle, int axis, CVMArrayHandle* out);
+
 /* ---- DLPack ---- */
 
 /* A DLManagedTensor sharing the array's memory; the caller calls its deleter exactly once. The

@@ -89,7 +89,10 @@ class CVM_EXPORT NDArray {
   NDArray permute(const std::vector<int>& axes) const;
   NDArray transpose() const;  // all dims reversed
   // Python-style slice of one axis: start/stop clamped, negative values count from the end,
-  // step may be negative but not 0.
+  // step may be negative but not 0 (any other int64 step works). Exactly Python's
+  // slice(start, stop, step).indices(extent); an omitted start or stop is the far value in
+  // the step's direction: step > 0: start 0 (or INT64_MIN), stop INT64_MAX; step < 0: start
+  // INT64_MAX, stop INT64_MIN.
   NDArray slice(int axis, int64_t start, int64_t stop, int64_t step = 1) const;
   // NumPy broadcasting to `shape` (stride 0 on broadcast dims). LogicError when incompatible.
   NDArray broadcast_to(const Shape& shape) const;
