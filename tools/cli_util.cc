@@ -365,9 +365,13 @@ std::string to_npy(const NDArray& array) {
 
 // ---- models ----
 
+bool is_cvm_json(const std::string& path, const std::string& params_path) {
+  return !params_path.empty() || ends_with(path, ".json");
+}
+
 std::shared_ptr<const Model> load_model(const std::string& path, const std::string& params_path,
                                         const ModelOptions& options) {
-  if (!params_path.empty() || ends_with(path, ".json")) {
+  if (is_cvm_json(path, params_path)) {
     const std::string graph = read_file(path);
     if (params_path.empty()) {
       try {

@@ -99,6 +99,8 @@ std::string to_npy(const NDArray& array);
 // is given) imported with the params at `params_path`.
 std::shared_ptr<const Model> load_model(const std::string& path, const std::string& params_path,
                                         const ModelOptions& options = {});
+// Whether load_model reads `path` as a CVM graph JSON (else as a cvmrt model file).
+bool is_cvm_json(const std::string& path, const std::string& params_path);
 
 // Selects the backend ("" leaves the default); LogicError for an unknown name.
 void select_backend(const std::string& name);

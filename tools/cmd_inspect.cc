@@ -64,6 +64,12 @@ int run_inspect(const std::vector<std::string>& words) {
 
   std::cout << "model:    " << path << " (" << model->version() << ", " << model->nodes().size()
             << " nodes, postprocess \"" << model->postprocess() << "\")\n";
+  std::string producer = model->producer();
+  if (producer.empty()) {
+    producer = is_cvm_json(path, args.get("params")) ? "unknown (CVM JSON)"
+                                                     : "unknown (written before cvmrt 0.2.0)";
+  }
+  std::cout << "producer: " << producer << "\n";
   const ModelMetadata& meta = model->metadata();
   if (!meta.name.empty()) std::cout << "name:     " << meta.name << "\n";
   if (!meta.description.empty()) std::cout << "about:    " << meta.description << "\n";
@@ -137,6 +143,7 @@ const Command kInspectCommand = {
     "       cvmrt inspect --system\n"
     "\n"
     "Verifies MODEL (a cvmrt model file, or a CVM graph JSON with --params) and prints:\n"
+    "  - who wrote a model file (its producer, e.g. \"cvmrt 0.2.0\"; older files name none);\n"
     "  - one row per node: name, op (null = variable), output shapes, output precisions,\n"
     "    cost base and ops (= cost base x elements of output 0; spec section 6);\n"
     "  - the input, the outputs and the CVMAPIInference byte layout;\n"

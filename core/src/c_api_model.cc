@@ -338,6 +338,14 @@ extern "C" int CVMModelGetPostprocess(CVMModelHandle model, const char** postpro
   });
 }
 
+extern "C" int CVMModelGetProducer(CVMModelHandle model, const char** producer) {
+  return guard([&] {
+    const cvm::Model& m = *as_model(model, "CVMModelGetProducer")->model;
+    require_not_null(producer, "CVMModelGetProducer", "producer");
+    *producer = m.producer().c_str();
+  });
+}
+
 extern "C" int CVMModelNumInputs(CVMModelHandle model, int* num) {
   return guard([&] {
     const cvm::Model& m = *as_model(model, "CVMModelNumInputs")->model;

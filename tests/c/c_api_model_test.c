@@ -214,6 +214,8 @@ static void test_modern(void) {
   EXPECT(unplanned == 88 && planned >= 60 + 16 + 12);
   EXPECT(CVMModelGetByteLengths(model, &in_len, &out_len) == 0 && in_len == 4 && out_len == 12);
   EXPECT(CVMModelGetPostprocess(model, &name) == 0 && name != NULL && name[0] == '\0');
+  /* imported from CVM JSON: no producer */
+  EXPECT(CVMModelGetProducer(model, &name) == 0 && name != NULL && name[0] == '\0');
   EXPECT(CVMModelNumInputs(model, &n) == 0 && n == 1);
   EXPECT(CVMModelNumOutputs(model, &n) == 0 && n == 1);
   EXPECT(CVMModelGetInputInfo(model, 0, &name, &ndim, &shape, &precision) == 0);

@@ -10,6 +10,7 @@
 
 #include "cvm/c_api.h"
 #include "cvm/registry.h"
+#include "cvm/version.h"
 #include "graph_test_util.h"
 
 namespace {
@@ -203,8 +204,17 @@ TEST_CASE("CVMModelLoadFile and CVMModelLoadBytes read cvmrt model files", "[cvm
     unsigned long long storage = 0;
     REQUIRE(CVMAPIGetStorageSize(h, &storage) == 0);
     CHECK(storage == from_json.get(CVMAPIGetStorageSize));
+    // Written by this library; a CVM JSON import has no producer.
+    const char* producer = nullptr;
+    REQUIRE(CVMModelGetProducer(h, &producer) == 0);
+    CHECK(std::string(producer) == "cvmrt " CVMRT_VERSION_STRING);
     CHECK(CVMModelFree(h) == 0);
   }
+  const char* none = nullptr;
+  REQUIRE(CVMModelGetProducer(static_cast<CVMModelHandle>(from_json.net), &none) == 0);
+  CHECK(std::string(none).empty());
+  CHECK(CVMModelGetProducer(static_cast<CVMModelHandle>(from_json.net), nullptr) == 1);
+  CHECK(last_error() == "CVMModelGetProducer: argument 'producer' is NULL");
   std::vector<uint8_t> broken = bytes;
   broken.resize(broken.size() / 2);
   CVMModelHandle h = nullptr;

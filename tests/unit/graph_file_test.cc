@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cvm/schema/model_generated.h"
+#include "cvm/version.h"
 #include "graph_test_util.h"
 
 using cvm::LogicError;
@@ -155,6 +156,23 @@ TEST_CASE("the rewriting helper itself reproduces a valid file", "[graph]") {
   auto m = Model::from_bytes(again.data(), again.size());
   CHECK(t::run_outputs(m, t::load_case("dense_bias").input())[0] ==
         std::vector<int64_t>{11, -18, 10});
+}
+
+// schemas/model.fbs `producer` (appended in 0.2.0, format version still 1).
+TEST_CASE("model files name their producer, files from before 0.2.0 load without one", "[graph]") {
+  const std::vector<uint8_t> file = dense_file();
+  const auto fresh = Model::from_bytes(file.data(), file.size());
+  CHECK(fresh->producer() == "cvmrt " CVMRT_VERSION_STRING);
+  CHECK(file[8] == 1);  // the format version
+  // FileImage writes the table as cvmrt 0.1.0 did, without the field: it loads unchanged with
+  // no producer, and saving it again names this library and gives the fresh file's bytes.
+  const std::vector<uint8_t> old = edited([](FileImage&) {});
+  const auto before = Model::from_bytes(old.data(), old.size());
+  CHECK(before->producer().empty());
+  CHECK(t::run_outputs(before, t::load_case("dense_bias").input())[0] ==
+        std::vector<int64_t>{11, -18, 10});
+  CHECK(before->save() == file);
+  CHECK(t::load_case("dense_bias").load()->producer().empty());  // CVM JSON
 }
 
 TEST_CASE("model files keep metadata, labels and storage ids, saving is deterministic", "[graph]") {

@@ -306,6 +306,10 @@ CVM_DLL int CVMModelGetMemory(CVMModelHandle model, uint64_t* planned, uint64_t*
 CVM_DLL int CVMModelGetByteLengths(CVMModelHandle model, size_t* input_len, size_t* output_len);
 /* The postprocess string, NUL-terminated, owned by the model (valid while the handle lives). */
 CVM_DLL int CVMModelGetPostprocess(CVMModelHandle model, const char** postprocess);
+/* Who wrote the model file the model was loaded from, e.g. "cvmrt 0.2.0"; "" when unknown (files
+ * written before cvmrt 0.2.0, models imported from CVM JSON). NUL-terminated, owned by the model
+ * (valid while the handle lives). */
+CVM_DLL int CVMModelGetProducer(CVMModelHandle model, const char** producer);
 CVM_DLL int CVMModelNumInputs(CVMModelHandle model, int* num);   /* always 1: "data" */
 CVM_DLL int CVMModelNumOutputs(CVMModelHandle model, int* num);  /* the graph heads */
 /* Input or output `index`: its name, rank, extents (*ndim int64 values) and precision (bits,

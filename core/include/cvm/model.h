@@ -158,6 +158,9 @@ class CVM_EXPORT Model {
   const std::vector<NodeInfo>& nodes() const;      // every node in execution order
   const std::string& version() const;              // "cvm_1.0.0" or "cvm_1.1.0"
   const std::string& postprocess() const;          // "", "argmax", "detection", ...
+  // Who wrote the model file it was loaded from, e.g. "cvmrt 0.2.0" (schemas/model.fbs
+  // `producer`); "" for files written before cvmrt 0.2.0, CVM JSON imports and built models.
+  const std::string& producer() const;
   const ModelMetadata& metadata() const;
   ModelCost cost() const;
 

@@ -146,8 +146,10 @@ void verify_quantization(const Model::Impl& m) {
 
 std::shared_ptr<const Model> make_model(Graph graph, const ModelCost& cost,
                                         uint64_t storage_id_bytes, const ParamDict& params,
-                                        const ModelMetadata& metadata, const ModelLimits& limits) {
+                                        const ModelMetadata& metadata, const ModelLimits& limits,
+                                        std::string producer) {
   auto m = std::make_unique<Model::Impl>();
+  m->producer = std::move(producer);
   m->graph = std::move(graph);
   m->cost = cost;
   m->storage_id_bytes = storage_id_bytes;
@@ -284,6 +286,7 @@ const std::vector<TensorInfo>& Model::outputs() const { return impl_->outputs; }
 const std::vector<NodeInfo>& Model::nodes() const { return impl_->nodes; }
 const std::string& Model::version() const { return impl_->graph.version; }
 const std::string& Model::postprocess() const { return impl_->graph.postprocess; }
+const std::string& Model::producer() const { return impl_->producer; }
 const ModelMetadata& Model::metadata() const { return impl_->metadata; }
 ModelCost Model::cost() const { return impl_->cost; }
 uint64_t Model::planned_bytes() const { return impl_->params_bytes + impl_->plan.arena_bytes; }

@@ -7,6 +7,7 @@
 
 #include "cvm/check.h"
 #include "cvm/schema/model_generated.h"
+#include "cvm/version.h"
 #include "model_impl.h"
 #include "params_format.h"
 
@@ -28,6 +29,7 @@ constexpr uint64_t kParamsAlignment = 64;
 constexpr uint32_t kMaxDims = 64;  // sanity bound before the graph limits apply
 
 const char kPrefix[] = "model file: ";
+const char kProducer[] = "cvmrt " CVMRT_VERSION_STRING;
 
 // ---- writer ----
 
@@ -91,6 +93,8 @@ void build_toc(fb::FlatBufferBuilder& b, const Model& model, const SaveOptions& 
     auto qout = tensors(md.quantization.outputs);
     quant = schema::CreateModelQuant(b, qin, qout);
   }
+  // This library, whatever wrote the model before (a loaded file's producer is not copied).
+  auto producer = b.CreateString(kProducer);
   schema::ModelTocBuilder toc(b);
   toc.add_format_version(kVersion);
   toc.add_cvm_version(cvm_version);
@@ -103,6 +107,7 @@ void build_toc(fb::FlatBufferBuilder& b, const Model& model, const SaveOptions& 
   toc.add_description(description);
   toc.add_labels(labels);
   if (!quant.IsNull()) toc.add_quant(quant);
+  toc.add_producer(producer);
   schema::FinishModelTocBuffer(b, toc.Finish());
 }
 
@@ -331,7 +336,8 @@ std::shared_ptr<const Model> read_model_file(const uint8_t* data, size_t size,
     tensors(toc->quant()->inputs(), md.quantization.inputs);
     tensors(toc->quant()->outputs(), md.quantization.outputs);
   }
-  return make_model(std::move(g), cost, sid_bytes, params, md, options.limits);
+  return make_model(std::move(g), cost, sid_bytes, params, md, options.limits,
+                    read_string(toc->producer()));
 }
 
 }  // namespace graph

@@ -56,6 +56,7 @@ struct Model::Impl {
   std::vector<TensorInfo> inputs, outputs;
   std::vector<NodeInfo> nodes;
   ModelMetadata metadata;
+  std::string producer;  // the model file's writer ("cvmrt 0.2.0"); "" when unknown
   size_t input_type_size = 4, output_type_size = 4, input_length = 0, output_length = 0;
   // Mutable behind the const model: packs only ever added, under its own lock.
   std::unique_ptr<graph::PrepackCache> prepacked = std::make_unique<graph::PrepackCache>();
@@ -69,7 +70,8 @@ namespace graph {
 // the descriptions. LogicError naming the param and the rule.
 std::shared_ptr<const Model> make_model(Graph graph, const ModelCost& cost,
                                         uint64_t storage_id_bytes, const ParamDict& params,
-                                        const ModelMetadata& metadata, const ModelLimits& limits);
+                                        const ModelMetadata& metadata, const ModelLimits& limits,
+                                        std::string producer = std::string());
 
 // The params, int8 where the variable's precision is <= 8, else int32. `share`: the int32 ones
 // are read-only views of the model's memory (valid while the model lives), else copies.

@@ -1,0 +1,20 @@
+# The version.consistent test: VERSION, js/package.json's "version" and `cvmrt --version` agree.
+#   cmake -DSOURCE_DIR=<repository> -DCLI=<the cvmrt tool> -P version_consistent.cmake
+cmake_minimum_required(VERSION 3.25)
+file(STRINGS "${SOURCE_DIR}/VERSION" version)
+file(READ "${SOURCE_DIR}/js/package.json" package)
+string(JSON npm_version ERROR_VARIABLE json_error GET "${package}" version)
+if(json_error)
+  message(FATAL_ERROR "js/package.json: no \"version\" string (${json_error})")
+endif()
+execute_process(COMMAND "${CLI}" --version OUTPUT_VARIABLE out ERROR_VARIABLE err
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^cvmrt ([^ \n]+) ")
+  message(FATAL_ERROR "cvmrt --version failed (exit ${rc}) or printed no version:\n${out}${err}")
+endif()
+set(cli_version "${CMAKE_MATCH_1}")
+if(NOT version STREQUAL npm_version OR NOT version STREQUAL cli_version)
+  message(FATAL_ERROR "versions disagree: VERSION \"${version}\", js/package.json "
+                      "\"${npm_version}\", cvmrt --version \"${cli_version}\"")
+endif()
+message(STATUS "version ${version}: VERSION, js/package.json and cvmrt --version agree")
