@@ -1,7 +1,7 @@
 // CvmArray: an explicit-lifetime handle on a native array (a DLTensor in the wasm heap).
 import { dtypeInfo, dtypeFromCode } from './dtype.mjs';
 import { CvmLogicError, CvmRuntimeError } from './shared.mjs';
-import { numel, normalizeAxes, sliceSpec, toNested, decodeHalf } from './util.mjs';
+import { numel, toNested, decodeHalf } from './util.mjs';
 
 // DLTensor field offsets on wasm32 (sizeof(DLTensor) = 40).
 const DL_DATA = 0;
@@ -174,45 +174,64 @@ export class CvmArray {
     return this;
   }
 
-  // ---- shape transformations (new arrays; the source is unchanged) ----
+  // ---- views (zero-copy: they share this array's memory, so writes show through both) ----
 
-  /** The same elements in a new shape; one extent may be -1 (inferred). */
+  /**
+   * The same elements in a new shape; one extent may be -1 (inferred). A view when the strides
+   * allow (always for a compact array), else a compact copy.
+   */
   reshape(shape) {
-    return this._cvm._reshape(this, shape);
+    return this._cvm._view('CVMArrayReshape', this, shape, 'i64');
   }
 
-  /** Permutes the axes (default: reversed). */
+  /** Permutes the axes: result axis i is axis axes[i] (default: all reversed). A view. */
   transpose(axes) {
-    const nd = this.ndim;
-    const perm = axes === undefined ? [...Array(nd).keys()].reverse() : normalizeAxes(axes, nd, 'transpose');
-    if (new Set(perm).size !== nd || perm.length !== nd) {
-      throw new CvmLogicError(`transpose: axes (${[...axes].join(', ')}) are not a permutation of ${nd} axes`);
-    }
-    return this._cvm._transpose(this, perm);
+    return this._cvm._view('CVMArrayPermute', this, axes ?? [], 'i32');
   }
 
   /**
-   * NumPy basic slicing: begin/end/step per leading axis (missing axes are taken whole; a
-   * null/undefined begin or end means the start or end in the step's direction).
+   * NumPy basic slicing of the leading axes, as a view: begin/end/step hold one entry per
+   * axis (or a number for axis 0); null/undefined entries and missing axes are omitted
+   * bounds (the whole axis in the step's direction); negative indices count from the end,
+   * out-of-range ones clamp, and steps may be negative.
    */
   slice(begin, end, step) {
-    return this._cvm._slice(this, sliceSpec(this._shape, begin, end, step));
+    return this._cvm._slice(this, begin, end, step);
   }
 
+  /** NumPy broadcasting to `shape`, as a view (stride 0 along broadcast axes). */
+  broadcastTo(shape) {
+    return this._cvm._view('CVMArrayBroadcastTo', this, shape, 'i64');
+  }
+
+  /** Drops extent-1 axes: all of them, or those in `axes` (each must have extent 1). A view. */
+  squeeze(axes) {
+    const list = axes === undefined || axes === null ? [] : typeof axes === 'number' ? [axes] : axes;
+    return this._cvm._view('CVMArraySqueeze', this, list, 'i32');
+  }
+
+  /** Inserts an extent-1 axis at `axis` (negative counts from the end). A view. */
+  expandDims(axis) {
+    return this._cvm._expandDims(this, axis);
+  }
+
+  /** reshape([-1]). */
   flatten() { return this.reshape([-1]); }
 
   /** A new array converted to `dtype` with the native cast rules. */
   cast(dtype) { return this._cvm.cast(this, dtype); }
 
-  /** A new array with the same elements. */
-  clone() { return this._cvm._gather(this, this._shape, null); }
+  /** A new compact array with a copy of the elements (sharing nothing with this one). */
+  clone() { return this._cvm._clone(this); }
+
+  /** Whether the elements lie row-major without gaps (views made by slice/transpose may not). */
+  get compact() {
+    const h = this.handle;
+    return this._cvm.native.u32(h + DL_STRIDES) === 0 || this._stridesCompact();
+  }
 
   dispose() {
     this._cvm.lifetimes.release(this, this._rec);
-  }
-
-  [Symbol.dispose]() {
-    this.dispose();
   }
 
   toString() {

@@ -1,15 +1,16 @@
 // The object init() resolves to: array factories, operators, params, models and lifetimes.
 import { CvmArray } from './array.mjs';
 import { dtypeInfo, dtypeOfTypedArray, DTYPES } from './dtype.mjs';
-import { compactStrides, gatherInto } from './gather.mjs';
-import { Lifetimes } from './lifetime.mjs';
-import { loadModel } from './model.mjs';
+import { Lifetimes, supportDispose } from './lifetime.mjs';
+import { CvmModel, loadModel } from './model.mjs';
 import { installOps } from './ops.mjs';
 import { loadParams, saveParams } from './params.mjs';
 import { CvmLogicError } from './shared.mjs';
-import { checkShape, fromNested, numel, resolveReshape } from './util.mjs';
+import { checkShape, fromNested, numel } from './util.mjs';
 
 const MAX_DIMS = 32;
+// CVM_SLICE_DEFAULT of c_api.h (INT64_MIN): an omitted slice bound.
+const SLICE_DEFAULT = -(2 ** 63);
 
 export class Cvm {
   /** @internal Use init(). */
@@ -34,7 +35,7 @@ export class Cvm {
     return out;
   }
 
-  /** The preferred backend's name ("scalar", "wasm_simd128", ...). */
+  /** The name of the kernel table in use: "wasm" (SIMD128 kernels) or "scalar". */
   get backend() {
     return this.native.string(this.native.raw('CVMGetBackend') >>> 0);
   }
@@ -210,65 +211,98 @@ export class Cvm {
     }
   }
 
-  // ---- view-like transformations (copies; int32 through the CVM operators) ----
+  // ---- views: the C ABI makes them (shape checks and strides live in the core, once) ----
 
-  _reshape(a, shape) {
-    const dims = resolveReshape(shape, a.size);
-    if (a.dtype === 'int32' && dims.length > 0 && a.size > 0) {
-      return this.op('reshape', [a], { shape: dims });
+  /**
+   * @internal A new handle from view call `fn`(handle, list, list.length, out), `list` a JS
+   * array of integers passed as int64 ('i64') or int32 ('i32') values.
+   */
+  _view(fn, a, list, kind) {
+    const what = VIEW_NAMES[fn];
+    const values = integerList(list, what, kind === 'i32');
+    if (values.length > MAX_DIMS) {
+      throw new CvmLogicError(`${what}: at most ${MAX_DIMS} entries, found ${values.length}`);
     }
-    return this._gather(a, dims, null);
-  }
-
-  _transpose(a, perm) {
-    if (a.dtype === 'int32' && perm.length > 0 && a.size > 0) {
-      return this.op('transpose', [a], { axes: perm });
-    }
-    const st = compactStrides(a.shape);
-    return this._gather(a, perm.map((p) => a.shape[p]), { strides: perm.map((p) => st[p]), base: 0 });
-  }
-
-  _slice(a, spec) {
-    const shape = spec.map((s) => s.count);
-    if (a.dtype === 'int32' && spec.length > 0 && numel(shape) > 0 && spec.every((s) => s.step > 0)) {
-      return this.op('strided_slice', [a], {
-        begin: spec.map((s) => s.start),
-        end: spec.map((s) => s.start + s.step * (s.count - 1) + 1),
-        stride: spec.map((s) => s.step),
-      });
-    }
-    const st = compactStrides(a.shape);
-    let base = 0;
-    spec.forEach((s, i) => { base += s.start * st[i]; });
-    return this._gather(a, shape, { strides: spec.map((s, i) => s.step * st[i]), base });
-  }
-
-  /** A new compact array of `shape` gathering a's elements (map null: a plain copy). */
-  _gather(a, shape, map) {
-    const out = this._alloc(shape, a.dtype);
-    if (out.size === 0) return out;
     const n = this.native;
-    const { bytes } = dtypeInfo(a.dtype);
-    let src = a._compactData();
-    let tmp = 0;
-    if (!src) {
-      const b = a.toBytes();
-      const c = n.copyIn(b, 64);
-      tmp = c.base;
-      src = c.p;
-    }
+    const s = n.scratch;
+    values.forEach((v, i) => {
+      if (kind === 'i64') n.setI64(s + 8 * i, v);
+      else n.dv.setInt32(s + 4 * i, v, true);
+    });
+    const out = s + 8 * MAX_DIMS;
+    n.setU32(out, 0);
+    n.call(fn, a.handle, values.length ? s : 0, values.length, out);
+    return new CvmArray(this, n.u32(out));
+  }
+
+  /** @internal CVMArraySlice with omitted bounds as CVM_SLICE_DEFAULT. */
+  _slice(a, begin, end, step) {
+    const lists = [begin, end, step].map((v, k) => {
+      const name = ['begin', 'end', 'step'][k];
+      if (v === undefined || v === null) return [];
+      const arr = typeof v === 'number' || typeof v === 'bigint' ? [v] : v;
+      if (!Array.isArray(arr)) throw new CvmLogicError(`slice: ${name} must be an array, a number or null`);
+      return arr.map((x, i) => (x === undefined || x === null ? SLICE_DEFAULT
+        : checkInteger(x, `slice: ${name}[${i}]`)));
+    });
+    const naxes = Math.max(...lists.map((l) => l.length));
+    if (naxes > MAX_DIMS) throw new CvmLogicError(`slice: at most ${MAX_DIMS} axes, found ${naxes}`);
+    const n = this.native;
+    const s = n.scratch;
+    lists.forEach((l, k) => {
+      for (let i = 0; i < naxes; i++) n.setI64(s + 8 * (k * MAX_DIMS + i), i < l.length ? l[i] : SLICE_DEFAULT);
+    });
+    const out = s + 24 * MAX_DIMS;
+    n.setU32(out, 0);
+    n.call('CVMArraySlice', a.handle, s, s + 8 * MAX_DIMS, s + 16 * MAX_DIMS, naxes, out);
+    return new CvmArray(this, n.u32(out));
+  }
+
+  /** @internal CVMArrayExpandDims. */
+  _expandDims(a, axis) {
+    const n = this.native;
+    const out = n.scratch;
+    n.setU32(out, 0);
+    n.call('CVMArrayExpandDims', a.handle, checkInteger(axis, 'expandDims: axis', true), out);
+    return new CvmArray(this, n.u32(out));
+  }
+
+  /** @internal A new compact array holding a copy of a's elements (any strides). */
+  _clone(a) {
+    const out = this._alloc(a.shape, a.dtype);
     try {
-      const dst = out._compactData();
-      if (!map) n.u8.copyWithin(dst, src, src + out.nbytes);
-      else gatherInto(n.buffer(), src, dst, bytes, shape, map.strides, map.base);
-    } finally {
-      n.free(tmp);
+      this.native.call('CVMArrayCopyFromTo', a.handle, out.handle, 0);
+    } catch (e) {
+      out.dispose();
+      throw e;
     }
     return out;
   }
 }
 
+const VIEW_NAMES = {
+  CVMArrayReshape: 'reshape', CVMArrayPermute: 'transpose', CVMArrayBroadcastTo: 'broadcastTo',
+  CVMArraySqueeze: 'squeeze',
+};
+
+// An integer for a C argument (no silent truncation of 1.5 or '2'); int32 when `small`.
+function checkInteger(x, what, small = false) {
+  const v = typeof x === 'bigint' ? Number(x) : x;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || (small && (v < -(2 ** 31) || v >= 2 ** 31))) {
+    throw new CvmLogicError(`${what}: expected an integer, found ${String(x)}`);
+  }
+  return v;
+}
+
+function integerList(list, what, small) {
+  if (!Array.isArray(list) && !ArrayBuffer.isView(list)) {
+    throw new CvmLogicError(`${what}: expected an array of integers, found ${typeof list}`);
+  }
+  return Array.from(list, (x, i) => checkInteger(x, `${what}: entry ${i}`, small));
+}
+
 installOps(Cvm);
+supportDispose(CvmArray, CvmModel);
 Cvm.prototype.loadParams = loadParams;
 Cvm.prototype.saveParams = saveParams;
 Cvm.prototype.loadModel = loadModel;

@@ -1,5 +1,8 @@
 // cvmrt for JavaScript: init() picks and loads a WebAssembly build and returns the runtime.
+import { CvmArray } from './array.mjs';
 import { Cvm } from './cvm.mjs';
+import { supportDispose } from './lifetime.mjs';
+import { CvmModel } from './model.mjs';
 import { Native } from './native.mjs';
 import { CvmLogicError, CvmRuntimeError, simdSupported } from './shared.mjs';
 
@@ -96,6 +99,8 @@ export async function init(options = {}) {
   } catch (e) {
     throw new CvmRuntimeError(`init(): could not instantiate ${file}: ${e && e.message ? e.message : e}`, { cause: e });
   }
+  // `using` support for a Symbol.dispose polyfilled after this package was imported.
+  supportDispose(CvmArray, CvmModel);
   const cvm = new Cvm(new Native(mod, chosen), { debug, warn });
   if (backend) cvm.setBackend(backend);
   return cvm;

@@ -1,4 +1,4 @@
-// Explicit lifetimes of native objects: counters, cvm.scope(), and a FinalizationRegistry net.
+// Explicit lifetimes of native objects: counters, cvm.scope(), `using`, and a FinalizationRegistry net.
 import { CvmLogicError } from './shared.mjs';
 
 /**
@@ -76,9 +76,14 @@ export class Lifetimes {
     return obj;
   }
 
-  /** Runs fn (sync or async) and disposes what it created except what it returns. */
+  /**
+   * Runs fn synchronously and disposes what it created except what it returns. An async fn
+   * (or one returning a promise) is refused: arrays other code creates while it awaits would
+   * be attributed to the scope, so it is a CvmLogicError, as in TensorFlow.js's tidy().
+   */
   scope(fn) {
     if (typeof fn !== 'function') throw new CvmLogicError('scope(): expected a function');
+    if (isAsyncFunction(fn)) throw new CvmLogicError(ASYNC_SCOPE);
     const set = new Set();
     this.scopes.push(set);
     let result;
@@ -88,10 +93,12 @@ export class Lifetimes {
       this._close(set, undefined);
       throw e;
     }
-    if (result && typeof result.then === 'function') {
-      return Promise.resolve(result).then(
-        (v) => { this._close(set, v); return v; },
-        (e) => { this._close(set, undefined); throw e; });
+    if (result !== null && (typeof result === 'object' || typeof result === 'function') &&
+        typeof result.then === 'function') {
+      // Whatever it created so far is freed; its later failure is this error's business.
+      this._close(set, undefined);
+      Promise.resolve(result).catch(() => {});
+      throw new CvmLogicError(ASYNC_SCOPE);
     }
     this._close(set, result);
     return result;
@@ -113,6 +120,29 @@ export class Lifetimes {
         obj.dispose();
       }
     }
+  }
+}
+
+const ASYNC_SCOPE = 'scope(): fn must be synchronous (it is async or returned a promise); ' +
+  'arrays created by other code while it awaits would be disposed with it. Use scope() inside ' +
+  'each synchronous step, and dispose() or `using` across awaits.';
+
+function isAsyncFunction(fn) {
+  const tag = fn[Symbol.toStringTag];
+  return tag === 'AsyncFunction' || tag === 'AsyncGeneratorFunction';
+}
+
+/**
+ * Gives each class a [Symbol.dispose]() that calls dispose(), once the engine (or a polyfill
+ * loaded before init()) defines Symbol.dispose. Symbol itself is never patched.
+ */
+export function supportDispose(...classes) {
+  if (typeof Symbol.dispose !== 'symbol') return;
+  for (const C of classes) {
+    if (Object.prototype.hasOwnProperty.call(C.prototype, Symbol.dispose)) continue;
+    Object.defineProperty(C.prototype, Symbol.dispose, {
+      value: function disposeResource() { this.dispose(); }, writable: true, configurable: true,
+    });
   }
 }
 

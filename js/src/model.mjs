@@ -47,6 +47,17 @@ export function loadModel(source) {
   return new CvmModel(this, n.u32(out));
 }
 
+// run()'s result keys: each output's name, with "#i" (its index) appended when an earlier
+// output has the same name (CVM graphs may list one node twice, or name two nodes alike).
+function withKeys(list) {
+  const seen = new Set();
+  return Object.freeze(list.map((o, i) => {
+    const key = seen.has(o.name) ? `${o.name}#${i}` : o.name;
+    seen.add(key);
+    return Object.freeze({ ...o, key });
+  }));
+}
+
 export class CvmModel {
   /** @internal Use cvm.loadModel(). */
   constructor(cvm, handle) {
@@ -108,7 +119,10 @@ export class CvmModel {
       return Object.freeze(list);
     };
     this.inputs = io('CVMModelNumInputs', 'CVMModelGetInputInfo');
-    this.outputs = io('CVMModelNumOutputs', 'CVMModelGetOutputInfo');
+    this.outputs = withKeys(io('CVMModelNumOutputs', 'CVMModelGetOutputInfo'));
+    n.call('CVMModelGetProducer', this._h, s);
+    /** The library that wrote the model file ("cvmrt 0.2.0"); "" when unknown. */
+    this.producer = n.string(n.u32(s));
   }
 
   get handle() {
@@ -119,14 +133,18 @@ export class CvmModel {
   get disposed() { return this._rec.freed; }
 
   /**
-   * Runs the model. `inputs`: { data: array } (an int8 or int32 array of the input's shape, or
-   * data array() accepts, e.g. an Int8Array of the right size, reshaped to the input's shape).
-   * Returns the outputs (int32 arrays, one per graph head, in the order of `model.outputs`).
+   * Runs the model. `inputs`: { [input name]: array } (an int8 or int32 array of the input's
+   * shape, or data array() accepts, e.g. an Int8Array of the right size, which takes the
+   * input's shape). Returns { [output name]: array } — new arrays (int32 for integer models,
+   * float32 for float ones) in the order of `model.outputs`, keyed as `model.outputs[i].key`.
    */
   run(inputs) {
     const n = this._cvm.native;
     const h = this.handle;
-    if (!inputs || typeof inputs !== 'object') throw new CvmLogicError('run(): expected { data: array }');
+    if (!inputs || typeof inputs !== 'object' || Array.isArray(inputs) || ArrayBuffer.isView(inputs) ||
+        (inputs._rec && inputs._rec.kind === 'array')) {
+      throw new CvmLogicError(`run(): expected an object keyed by input name, e.g. { ${this.inputs[0].name}: array }`);
+    }
     const rec = this._rec;
     if (!rec.session) {
       const s = n.scratch;
@@ -142,29 +160,24 @@ export class CvmModel {
         }
         let arr = value;
         if (!(value && value._rec && value._rec.kind === 'array')) {
-          const dtype = value instanceof Int8Array ? 'int8' : 'int32';
+          const dtype = value instanceof Int8Array ? 'int8' : value instanceof Float32Array ? 'float32' : 'int32';
           // A flat typed or JS array takes the input's shape; nested arrays keep their own.
           const flat = ArrayBuffer.isView(value) || (Array.isArray(value) && !Array.isArray(value[0]));
           arr = this._cvm.array(value, { dtype, shape: flat ? info.shape : undefined });
           temps.push(arr);
         }
-        const np = n.cstring(name);
-        try {
-          n.call('CVMSessionSetInput', rec.session, np, arr.handle);
-        } finally {
-          n.free(np);
-        }
+        this._cvm._withName(name, (np) => n.call('CVMSessionSetInput', rec.session, np, arr.handle));
       }
       n.call('CVMSessionRun', rec.session);
-      const outs = [];
+      const outs = {};
       try {
-        for (let i = 0; i < this.outputs.length; i++) {
+        this.outputs.forEach((o, i) => {
           const s = n.scratch;
           n.call('CVMSessionGetOutput', rec.session, i, s);
-          outs.push(this._cvm._wrap(n.u32(s)));
-        }
+          outs[o.key] = this._cvm._wrap(n.u32(s));
+        });
       } catch (e) {
-        for (const o of outs) o.dispose();
+        for (const o of Object.values(outs)) o.dispose();
         throw e;
       }
       return outs;
@@ -197,10 +210,6 @@ export class CvmModel {
 
   dispose() {
     this._cvm.lifetimes.release(this, this._rec);
-  }
-
-  [Symbol.dispose]() {
-    this.dispose();
   }
 
   toString() {

@@ -6,7 +6,9 @@ const REQUIRED = [
   'CVMGetLastError', 'CVMGetLibraryVersion', 'CVMGetLibraryVersionNumber',
   'CVMArrayAlloc', 'CVMArrayFree', 'CVMArrayCopyFromBytes', 'CVMArrayCopyToBytes',
   'CVMSaveParamsDictFormat', 'CVMLoadParamsDictEx', 'CVMSetBackend', 'CVMGetBackend',
-  'CVMOpRun', 'CVMOpList', 'CVMOpInfo', 'CVMOpInfer', 'malloc', 'free',
+  'CVMOpRun', 'CVMOpList', 'CVMOpInfo', 'CVMOpInfer', 'malloc', 'free', 'CVMArrayCopyFromTo',
+  'CVMArrayReshape', 'CVMArrayPermute', 'CVMArraySlice', 'CVMArrayBroadcastTo', 'CVMArraySqueeze',
+  'CVMArrayExpandDims',
 ];
 // The models section of the ABI; the package works without it (loadModel then throws).
 const MODEL_FUNCS = [
@@ -14,7 +16,7 @@ const MODEL_FUNCS = [
   'CVMModelGetMemory', 'CVMModelGetByteLengths', 'CVMModelGetPostprocess', 'CVMModelNumInputs',
   'CVMModelNumOutputs', 'CVMModelGetInputInfo', 'CVMModelGetOutputInfo', 'CVMModelInferBytes',
   'CVMSessionCreate', 'CVMSessionFree', 'CVMSessionSetInput', 'CVMSessionRun',
-  'CVMSessionGetOutput', 'CVMAPIGetVersion',
+  'CVMSessionGetOutput', 'CVMAPIGetVersion', 'CVMModelGetProducer',
 ];
 const OPTIONAL = ['CVMGetBuildHash'];
 

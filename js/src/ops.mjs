@@ -14,16 +14,21 @@ const REDUCE = { sum: 'reduce_sum', mean: 'reduce_mean', max: 'reduce_max', min:
 const methods = {
   /**
    * Runs operator `name` on `inputs` (arrays, or data array() accepts: converted and disposed
-   * after the call) with `attrs` (numbers, booleans, null, strings, arrays of integers).
-   * Returns the output array, or an array of outputs for multi-output operators.
+   * after the call) with `attrs` (numbers, booleans, null, strings, arrays of integers) and
+   * returns its output array. Operators with more than one output (get_valid_counts, see
+   * cvm.ops()'s numOutputs) are refused with a CvmLogicError: run them with opMulti().
    */
   op(name, inputs = [], attrs) {
-    const outs = this.opAll(name, inputs, attrs);
-    return outs.length === 1 ? outs[0] : outs;
+    const info = this._opInfo(name);
+    if (info && info.numOutputs !== 1) {
+      throw new CvmLogicError(`op(): operator "${name}" has ${info.numOutputs} outputs; ` +
+        'use cvm.opMulti(), which returns the list of outputs');
+    }
+    return this.opMulti(name, inputs, attrs)[0];
   },
 
-  /** op(), always returning the list of outputs. */
-  opAll(name, inputs = [], attrs) {
+  /** Runs any operator like op(), returning the list of its outputs (for every operator). */
+  opMulti(name, inputs = [], attrs) {
     if (typeof name !== 'string') throw new CvmLogicError('op(): the operator name must be a string');
     if (!Array.isArray(inputs)) inputs = [inputs];
     const n = this.native;
@@ -49,6 +54,17 @@ const methods = {
       n.free(attrPtr);
       for (const t of temps) t.dispose();
     }
+  },
+
+  /** @deprecated The 0.1 name of opMulti(). */
+  opAll(name, inputs = [], attrs) {
+    return this.opMulti(name, inputs, attrs);
+  },
+
+  /** @internal cvm.ops()'s entry for `name` (undefined when unknown: CVMOpRun names it). */
+  _opInfo(name) {
+    if (!this._opIndex) this._opIndex = new Map(this.ops().map((o) => [o.name, o]));
+    return this._opIndex.get(name);
   },
 
   /** @internal An array for x: itself, or a temporary created from data (pushed to temps). */

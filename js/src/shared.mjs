@@ -1,48 +1,55 @@
-// Pieces both entry points need synchronously: error classes, the SIMD128 probe, Symbol.dispose.
+// Pieces both entry points need synchronously: the error classes and the SIMD128 probe.
 // scripts/build.mjs inlines this file into dist/index.cjs (it must stay free of imports).
 
-// `using` and Symbol.dispose: engines without explicit resource management get the same
-// well-known symbol TypeScript's downlevel helpers and core-js look up.
-if (typeof Symbol.dispose !== 'symbol') {
-  Object.defineProperty(Symbol, 'dispose', { value: Symbol.for('Symbol.dispose') });
+// No statement here changes anything outside this module ("sideEffects": false in
+// package.json): no global is written and Symbol is not patched.
+
+// The ES module and the CommonJS entry (which inlines this file) each define these classes —
+// the dual-package hazard. `instanceof` still works across the copies: every cvmrt error
+// carries its kinds under a registered symbol, and each class recognises them by name.
+const KINDS = Symbol.for('cvmrt.error.kinds');
+
+function hasKind(x, kind) {
+  const kinds = x !== null && (typeof x === 'object' || typeof x === 'function') ? x[KINDS] : undefined;
+  return Array.isArray(kinds) && kinds.includes(kind);
 }
 
-// The error classes live once per realm (on globalThis under a registered symbol), so the ESM
-// and CJS copies of this package — the dual-package hazard — share them and `instanceof` works
-// whichever entry threw or is asked.
-const ERRORS_KEY = Symbol.for('cvmrt.errors.v1');
-
-function defineErrors() {
-  /** Base of both cvmrt error kinds: the native message plus its C ABI status code. */
-  class CvmError extends Error {
-    constructor(message, status, options) {
-      super(message, options);
-      this.name = 'CvmError';
-      /** 1 = logic error (bad input), 2 = runtime error (ours or the environment's). */
-      this.status = status;
-    }
-  }
-  /** The caller's or the model author's fault: bad shapes, attributes, files, limits. */
-  class CvmLogicError extends CvmError {
-    constructor(message, options) {
-      super(message, 1, options);
-      this.name = 'CvmLogicError';
-    }
-  }
-  /** Ours or the environment's: out of memory, a broken invariant, a failed wasm load. */
-  class CvmRuntimeError extends CvmError {
-    constructor(message, options) {
-      super(message, 2, options);
-      this.name = 'CvmRuntimeError';
-    }
-  }
-  return Object.freeze({ CvmError, CvmLogicError, CvmRuntimeError });
+function brand(err, kinds) {
+  Object.defineProperty(err, KINDS, { value: Object.freeze(kinds) });
 }
 
-if (!globalThis[ERRORS_KEY]) {
-  Object.defineProperty(globalThis, ERRORS_KEY, { value: defineErrors() });
+/** Base of both cvmrt error kinds: the native message plus its C ABI status code. */
+export class CvmError extends Error {
+  constructor(message, status, options) {
+    super(message, options);
+    this.name = 'CvmError';
+    /** 1 = logic error (bad input), 2 = runtime error (ours or the environment's). */
+    this.status = status;
+    brand(this, status === 1 ? ['CvmError', 'CvmLogicError'] : status === 2
+      ? ['CvmError', 'CvmRuntimeError'] : ['CvmError']);
+  }
+
+  static [Symbol.hasInstance](x) { return hasKind(x, this.kind); }
 }
-export const { CvmError, CvmLogicError, CvmRuntimeError } = globalThis[ERRORS_KEY];
+CvmError.kind = 'CvmError';
+
+/** The caller's or the model author's fault: bad shapes, attributes, files, limits. */
+export class CvmLogicError extends CvmError {
+  constructor(message, options) {
+    super(message, 1, options);
+    this.name = 'CvmLogicError';
+  }
+}
+CvmLogicError.kind = 'CvmLogicError';
+
+/** Ours or the environment's: out of memory, a broken invariant, a failed wasm load. */
+export class CvmRuntimeError extends CvmError {
+  constructor(message, options) {
+    super(message, 2, options);
+    this.name = 'CvmRuntimeError';
+  }
+}
+CvmRuntimeError.kind = 'CvmRuntimeError';
 
 // The smallest module using a SIMD128 instruction:
 //   (module (func (result v128) i32.const 0 i32x4.splat))

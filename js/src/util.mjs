@@ -1,4 +1,4 @@
-// Pure helpers: shapes, nested arrays, slicing, half-float decoding and attribute JSON.
+// Pure helpers: shape validation, nested arrays, half-float decoding and attribute JSON.
 import { CvmLogicError } from './shared.mjs';
 
 /** Element count of `shape` (1 for []). */
@@ -20,80 +20,6 @@ export function checkShape(shape, what = 'shape') {
     }
   }
   return out;
-}
-
-/** `axes` with negative entries counted from the end; each must lie in [-nd, nd). */
-export function normalizeAxes(axes, nd, what) {
-  return Array.from(axes, (a) => {
-    const v = Number(a);
-    if (!Number.isInteger(v) || v < -nd || v >= nd) {
-      throw new CvmLogicError(`${what}: axis ${a} is out of range for ${nd} dimensions`);
-    }
-    return v < 0 ? v + nd : v;
-  });
-}
-
-/** Resolves one -1 extent of a reshape target against `size` elements. */
-export function resolveReshape(shape, size) {
-  const dims = Array.from(shape, Number);
-  let unknown = -1;
-  let known = 1;
-  dims.forEach((d, i) => {
-    if (d === -1 && unknown < 0) unknown = i;
-    else if (!Number.isSafeInteger(d) || d < 0) {
-      throw new CvmLogicError(`reshape: bad target shape (${dims.join(', ')}): extents must be >= 0, one may be -1`);
-    } else known *= d;
-  });
-  if (unknown >= 0) {
-    if (known === 0 || size % known !== 0) {
-      throw new CvmLogicError(`reshape: cannot infer -1 in (${dims.join(', ')}) for ${size} elements`);
-    }
-    dims[unknown] = size / known;
-  }
-  if (numel(dims) !== size) {
-    throw new CvmLogicError(`reshape: target shape (${dims.join(', ')}) does not hold ${size} elements`);
-  }
-  return dims;
-}
-
-/**
- * NumPy basic slicing of `shape`: per axis { start, step, count } with start >= 0. begin/end
- * entries may be null/undefined (the whole axis in the step's direction); negative values count
- * from the end; out-of-range values clamp.
- */
-export function sliceSpec(shape, begin = [], end = [], step = []) {
-  const nd = shape.length;
-  const asList = (v, name) => {
-    if (v === undefined || v === null) return [];
-    if (typeof v === 'number') return [v];
-    if (!Array.isArray(v)) throw new CvmLogicError(`slice: ${name} must be an array`);
-    if (v.length > nd) {
-      throw new CvmLogicError(`slice: ${name} has ${v.length} entries for ${nd} dimensions`);
-    }
-    return v;
-  };
-  const b = asList(begin, 'begin');
-  const e = asList(end, 'end');
-  const s = asList(step, 'step');
-  const spec = [];
-  for (let ax = 0; ax < nd; ax++) {
-    const dim = shape[ax];
-    const st = s[ax] ?? 1;
-    if (!Number.isInteger(st) || st === 0) {
-      throw new CvmLogicError(`slice: step of axis ${ax} must be a non-zero integer, found ${st}`);
-    }
-    const norm = (v, dflt) => {
-      if (v === undefined || v === null) return dflt;
-      if (!Number.isInteger(v)) throw new CvmLogicError(`slice: index ${v} of axis ${ax} is not an integer`);
-      if (v < 0) v += dim;
-      return st > 0 ? Math.min(Math.max(v, 0), dim) : Math.min(Math.max(v, -1), dim - 1);
-    };
-    const lo = norm(b[ax], st > 0 ? 0 : dim - 1);
-    const hi = norm(e[ax], st > 0 ? dim : -1);
-    const count = st > 0 ? Math.max(0, Math.ceil((hi - lo) / st)) : Math.max(0, Math.ceil((lo - hi) / -st));
-    spec.push({ start: count > 0 ? lo : 0, step: st, count });
-  }
-  return spec;
 }
 
 /** Nested JS arrays of `shape` from a flat array-like. */

@@ -12,8 +12,14 @@ test('init: info() reports the variant and the library version', async () => {
     const cvm = await runtime(variant);
     const info = cvm.info();
     assert.equal(info.variant, variant);
-    assert.match(info.version, /^\d+\.\d+\.\d+$/);
-    assert.equal(typeof info.backend, 'string');
+    // One version: the library in the wasm is the package's own.
+    assert.equal(info.version, JSON.parse(readFileSync(join(JS_ROOT, 'package.json'), 'utf8')).version);
+    // The kernel table in use: the SIMD128 build prefers its "wasm" table.
+    assert.equal(info.backend, variant === 'simd' ? 'wasm' : 'scalar');
+    cvm.setBackend('scalar');
+    assert.equal(cvm.info().backend, 'scalar');
+    cvm.setBackend('auto');
+    assert.equal(cvm.info().backend, info.backend);
   }
   const auto = await init();
   assert.equal(auto.info().variant, simdSupported() ? 'simd' : 'plain');
@@ -121,10 +127,106 @@ for (const variant of VARIANTS) {
         assert.equal(x.transpose([1, 0]).dtype, dtype);
       }
       const x = cvm.array([[1, 2], [3, 4]]);
-      assert.throws(() => x.reshape([3, -1]), /reshape/);
-      assert.throws(() => x.transpose([0, 0]), /permutation/);
-      assert.throws(() => x.slice([0], [1], [0]), /non-zero/);
+      assert.throws(() => x.reshape([3, -1]), (e) => e instanceof CvmLogicError && /reshape/.test(e.message));
+      assert.throws(() => x.reshape([1.5, 2]), /reshape: entry 0: expected an integer/);
+      assert.throws(() => x.transpose([0, 0]), (e) => e instanceof CvmLogicError && /axis 0 repeated/.test(e.message));
+      assert.throws(() => x.slice([0], [1], [0]), (e) => e instanceof CvmLogicError && /step 0/.test(e.message));
+      assert.throws(() => x.slice([0, 0, 0]), CvmLogicError);  // more axes than the array has
+      assert.throws(() => x.slice(['1']), /expected an integer/);
+      assert.throws(() => x.squeeze(0), CvmLogicError);
+      assert.throws(() => x.broadcastTo([3, 2]), CvmLogicError);
+      assert.throws(() => x.expandDims(3), CvmLogicError);
     });
+  });
+
+  test(`views ${variant}: reshape, transpose, slice, broadcastTo, squeeze, expandDims share memory`, async () => {
+    const cvm = await runtime(variant);
+    cvm.scope(() => {
+      const a = cvm.array(new Float64Array([0, 1, 2, 3, 4, 5]), { shape: [2, 3] });
+      const t = a.transpose();
+      const s = a.slice([null, 2], [null, null], [1, -1]);  // a[:, 2::-1]
+      const r = a.reshape([3, 2]);
+      const b = a.slice([1]).broadcastTo([4, 1, 3]);
+      const q = a.slice([0], [1]).squeeze();
+      const e = a.expandDims(-1);
+      assert.deepEqual(t.toArray(), [[0, 3], [1, 4], [2, 5]]);
+      assert.deepEqual(s.toArray(), [[2, 1, 0], [5, 4, 3]]);
+      assert.deepEqual(b.shape, [4, 1, 3]);
+      assert.deepEqual(q.toArray(), [0, 1, 2]);
+      assert.deepEqual(e.shape, [2, 3, 1]);
+      assert.equal(t.compact, false);
+      assert.equal(r.compact, true);
+      assert.throws(() => t.view(), /not compact/);
+      // One write shows through every view (they are windows on one buffer).
+      a.write(new Float64Array([10, 11, 12, 13, 14, 15]));
+      assert.deepEqual(t.toArray(), [[10, 13], [11, 14], [12, 15]]);
+      assert.deepEqual(s.toArray(), [[12, 11, 10], [15, 14, 13]]);
+      assert.deepEqual(r.toArray(), [[10, 11], [12, 13], [14, 15]]);
+      assert.deepEqual(b.toArray()[3], [[13, 14, 15]]);
+      assert.deepEqual(q.toArray(), [10, 11, 12]);
+      t.write(new Float64Array([0, 3, 1, 4, 2, 5]));  // writing a strided view writes the source
+      assert.deepEqual(a.toArray(), [[0, 1, 2], [3, 4, 5]]);
+      // A view outlives its source; clone() shares nothing.
+      const c = s.clone();
+      assert.equal(c.compact, true);
+      a.dispose();
+      assert.deepEqual(s.toArray(), [[2, 1, 0], [5, 4, 3]]);
+      s.write(new Float64Array(6));
+      assert.deepEqual(c.toArray(), [[2, 1, 0], [5, 4, 3]]);
+      assert.deepEqual(t.toArray(), [[0, 0], [0, 0], [0, 0]]);
+      // Operators take views like any array (the kernels read their strides).
+      const m = cvm.array([[1, 2, 3], [4, 5, 6]]);
+      assert.deepEqual(cvm.add(m.transpose(), 100).toArray(), [[101, 104], [102, 105], [103, 106]]);
+      assert.deepEqual(cvm.sum(m.slice([0, 0], [2, 3], [1, 2]), { axis: 1 }).toArray(), [4, 10]);
+    });
+    assert.equal(cvm.memory().liveArrays, 0);
+  });
+
+  test(`views ${variant}: slice agrees with NumPy's rules on seeded random cases`, async () => {
+    const cvm = await runtime(variant);
+    let seed = 12345;
+    const rand = (n) => {  // xorshift32: a fixed sequence
+      seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
+      return (seed >>> 0) % n;
+    };
+    // NumPy's slice.indices(dim) for one axis, written out from its definition.
+    const indices = (dim, b, e, st) => {
+      const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+      const norm = (v, dflt) => (v === null ? dflt : st > 0 ? clamp(v < 0 ? v + dim : v, 0, dim)
+        : clamp(v < 0 ? v + dim : v, -1, dim - 1));
+      const lo = norm(b, st > 0 ? 0 : dim - 1);
+      const hi = norm(e, st > 0 ? dim : -1);
+      const out = [];
+      for (let i = lo; st > 0 ? i < hi : i > hi; i += st) out.push(i);
+      return out;
+    };
+    const pick = (dim) => [null, rand(2 * dim + 5) - dim - 2][rand(4) ? 1 : 0];
+    for (let trial = 0; trial < 300; trial++) {
+      const shape = Array.from({ length: 1 + rand(3) }, () => rand(5));
+      const n = shape.reduce((p, d) => p * d, 1);
+      const naxes = rand(shape.length + 1);
+      const begin = []; const end = []; const step = [];
+      for (let ax = 0; ax < naxes; ax++) {
+        begin.push(pick(shape[ax]));
+        end.push(pick(shape[ax]));
+        step.push([1, 2, 3, -1, -2, null][rand(6)]);
+      }
+      const per = shape.map((d, ax) => (ax < naxes ? indices(d, begin[ax], end[ax], step[ax] ?? 1) : [...Array(d).keys()]));
+      const strides = shape.map((_, ax) => shape.slice(ax + 1).reduce((p, d) => p * d, 1));
+      const expected = [];
+      const walk = (ax, off) => {
+        if (ax === shape.length) { expected.push(off); return; }
+        for (const i of per[ax]) walk(ax + 1, off + i * strides[ax]);
+      };
+      walk(0, 0);
+      cvm.scope(() => {
+        const x = cvm.array(Int16Array.from({ length: n }, (_, i) => i), { shape });
+        const v = x.slice(begin, end, step);
+        const what = `shape [${shape}] begin [${begin}] end [${end}] step [${step}]`;
+        assert.deepEqual(v.shape, per.map((p) => p.length), what);
+        assert.deepEqual([...v.toTypedArray()], expected, what);
+      });
+    }
   });
 
   test(`operators ${variant}: op(), conveniences and attribute conversion`, async () => {
@@ -158,7 +260,12 @@ for (const variant of VARIANTS) {
       assert.deepEqual(cvm.op('transpose', [a], { axes: '(1, 0)' }).shape, [3, 2]);
       assert.deepEqual(cvm.op('cvm_right_shift', [cvm.array([7, -7])], { shift_bit: 1, precision: 8, is_sign: true }).toArray(), [4, -3]);
       // Multi-output operators.
-      const outs = cvm.op('get_valid_counts', [cvm.array([[[0, 5, 1, 1, 2, 2], [1, 0, 1, 1, 2, 2]]])], { score_threshold: 1 });
+      const boxes = cvm.array([[[0, 5, 1, 1, 2, 2], [1, 0, 1, 1, 2, 2]]]);
+      assert.throws(() => cvm.op('get_valid_counts', [boxes], { score_threshold: 1 }),
+        (e) => e instanceof CvmLogicError && /has 2 outputs; use cvm.opMulti/.test(e.message));
+      const outs = cvm.opMulti('get_valid_counts', [boxes], { score_threshold: 1 });
+      assert.equal(cvm.opAll('get_valid_counts', [boxes], { score_threshold: 1 }).length, 2);  // 0.1 name
+      assert.ok(Array.isArray(cvm.opMulti('relu', [cvm.array([-1, 1])])));
       assert.equal(outs.length, 2);
       assert.deepEqual(outs[0].toArray(), [1]);  // valid_count, then the rows
       assert.deepEqual(outs[1].toArray(), [[[0, 5, 1, 1, 2, 2], [-1, -1, -1, -1, -1, -1]]]);

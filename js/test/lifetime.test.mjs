@@ -1,4 +1,5 @@
-// Lifetimes: dispose, Symbol.dispose, scope (sync and async), keep, the FinalizationRegistry
+// Lifetimes: dispose, Symbol.dispose, scope (and its refusal of async functions), keep, views,
+// no global side effects, the FinalizationRegistry
 // safety net with its debug warning, and a 100,000-cycle leak test with a flat wasm heap.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -8,7 +9,7 @@ import vm from 'node:vm';
 import { test } from 'node:test';
 import { setImmediate as tick } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { init } from 'cvmrt';
+import { CvmLogicError, init } from 'cvmrt';
 import { JS_ROOT, VARIANTS, runtime } from './helpers.mjs';
 
 test('dispose and Symbol.dispose free the native array', async () => {
@@ -24,13 +25,34 @@ test('dispose and Symbol.dispose free the native array', async () => {
   assert.equal(typeof Symbol.dispose, 'symbol');
 });
 
-test('Symbol.dispose is polyfilled where the engine lacks it', () => {
-  // A fresh realm has no Symbol.dispose in Node 20 (node defines it for the main realm only).
+test('loading the package changes no global ("sideEffects": false holds)', () => {
+  // A fresh realm has no Symbol.dispose in Node 20: the CommonJS entry must leave it so, and
+  // add nothing to the global object, yet its errors work and match the ES module's.
   const ctx = vm.createContext({ module: { exports: {} } });
+  const keys = (expr) => vm.runInContext(`Reflect.ownKeys(${expr}).map(String).sort().join()`, ctx);
+  const before = { global: keys('globalThis'), symbol: keys('Symbol') };
+  // As Node's CommonJS loader runs it: inside a function, so its declarations stay local.
+  const source = readFileSync(join(JS_ROOT, 'dist', 'index.cjs'), 'utf8');
+  vm.runInContext(`(function (exports, module) {\n${source}\n})(module.exports, module);`, ctx);
+  assert.equal(keys('Symbol'), before.symbol);
+  assert.equal(keys('globalThis'), before.global);
   assert.equal(vm.runInContext('typeof Symbol.dispose', ctx), 'undefined');
-  vm.runInContext(readFileSync(join(JS_ROOT, 'dist', 'index.cjs'), 'utf8'), ctx);
-  assert.equal(vm.runInContext("Symbol.dispose === Symbol.for('Symbol.dispose')", ctx), true);
   assert.equal(vm.runInContext('new module.exports.CvmLogicError("x").status', ctx), 1);
+
+  // The ES module entry, in a child process, against the globals of a bare node.
+  const code = `
+    const snap = () => [Reflect.ownKeys(globalThis), Reflect.ownKeys(Symbol)].map((k) => k.map(String).sort().join());
+    const before = snap();
+    const esm = await import(${JSON.stringify(new URL('../dist/index.mjs', import.meta.url).href)});
+    const { createRequire } = await import('node:module');
+    const cjs = createRequire(${JSON.stringify(join(JS_ROOT, 'dist', 'x.js'))})('./index.cjs');
+    const after = snap();
+    const e = new cjs.CvmLogicError('from the CommonJS copy');
+    console.log(JSON.stringify({ same: before[0] === after[0] && before[1] === after[1],
+      cross: e instanceof esm.CvmLogicError && e instanceof esm.CvmError && !(e instanceof esm.CvmRuntimeError),
+      plain: new Error('x') instanceof esm.CvmError }));`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', code]);
+  assert.deepEqual(JSON.parse(out.toString().trim().split('\n').pop()), { same: true, cross: true, plain: false });
 });
 
 test('scope disposes what it created except the result (nested, objects, Maps)', async () => {
@@ -56,25 +78,28 @@ test('scope disposes what it created except the result (nested, objects, Maps)',
   assert.equal(cvm.memory().liveArrays, base);
 });
 
-test('scope disposes on throw, supports async functions and keep()', async () => {
+test('scope disposes on throw, refuses async functions and promises, and keep()', async () => {
   const cvm = await runtime(VARIANTS[0]);
   const base = cvm.memory().liveArrays;
   assert.throws(() => cvm.scope(() => { cvm.zeros([3]); throw new Error('boom'); }), /boom/);
   assert.equal(cvm.memory().liveArrays, base);
 
-  const r = await cvm.scope(async () => {
-    const a = cvm.array([5]);
-    await tick();
-    const b = cvm.add(a, a);
-    await tick();
-    return b;
-  });
-  assert.deepEqual(r.toArray(), [10]);
-  assert.equal(cvm.memory().liveArrays, base + 1);
-  r.dispose();
-
-  await assert.rejects(cvm.scope(async () => { cvm.zeros([1]); await tick(); throw new Error('late'); }), /late/);
+  // An async function is refused before it runs: nothing is created.
+  let ran = false;
+  assert.throws(() => cvm.scope(async () => { ran = true; return cvm.zeros([1]); }),
+    (e) => e instanceof CvmLogicError && /must be synchronous/.test(e.message));
+  assert.equal(ran, false);
+  // A plain function returning a promise: what it created before returning is freed, and the
+  // promise's later rejection is not left unhandled.
+  let early;
+  assert.throws(() => cvm.scope(() => {
+    early = cvm.zeros([2]);
+    return tick().then(() => { throw new Error('late'); });
+  }), /must be synchronous/);
+  assert.equal(early.disposed, true);
   assert.equal(cvm.memory().liveArrays, base);
+  await tick();
+  await tick();
 
   let kept;
   cvm.scope(() => { kept = cvm.keep(cvm.zeros([2])); cvm.zeros([2]); });
@@ -88,7 +113,7 @@ test('FinalizationRegistry frees leaked arrays and warns in debug mode', { timeo
   {
     // In a child with --expose-gc, whose garbage collection the test controls.
     const code = `
-      import { init } from 'cvmrt';
+      import { CvmLogicError, init } from 'cvmrt';
       const warnings = [];
       const cvm = await init({ variant: 'plain', debug: true, warn: (m) => warnings.push(m) });
       (() => { for (let i = 0; i < 100; i++) cvm.zeros([1000]); })();

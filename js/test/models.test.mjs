@@ -37,8 +37,10 @@ for (const variant of VARIANTS) {
         const model = cvm.loadModel({ json, params });
         if (expected[name]) assert.deepEqual({ ...model.cost }, expected[name].cost, 'cost vs expected.json');
         const data = cvm.fromBytes(input.bytes, { shape: input.shape, dtype: input.dtype });
-        const outs = model.run({ data });
-        assert.equal(outs.length, model.outputs.length);
+        const result = model.run({ data });
+        // Keyed by output name, in the order of model.outputs.
+        assert.deepEqual(Object.keys(result), model.outputs.map((o) => o.key));
+        const outs = model.outputs.map((o) => result[o.key]);
         if (expected[name] && expected[name].output) {
           assert.deepEqual([...outs[0].toTypedArray()], expected[name].output);
         }
@@ -94,21 +96,26 @@ test('models: lenet from a cvmrt model file, run twice, dispose', async (t) => {
   const b = bytes ? cvm.loadModel(bytes) : null;
   const first = a.run({ data: new Int8Array(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength) });
   const again = a.run({ data: new Int8Array(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength) });
-  assert.deepEqual([...first[0].toTypedArray()], [...again[0].toTypedArray()]);
+  const key = a.outputs[0].key;
+  assert.equal(key, a.outputs[0].name);
+  assert.deepEqual([...first[key].toTypedArray()], [...again[key].toTypedArray()]);
   if (b) {
     assert.deepEqual({ ...b.cost }, { ...a.cost });
     cvm.scope(() => {
       const viaFile = b.run({ data: cvm.fromBytes(input.bytes, { shape: input.shape, dtype: 'int8' }) });
-      assert.deepEqual([...viaFile[0].toTypedArray()], [...first[0].toTypedArray()]);
+      assert.deepEqual([...viaFile[key].toTypedArray()], [...first[key].toTypedArray()]);
     });
+    // One version: the file records the library that wrote it (the CLI's, the package's own).
+    assert.equal(b.producer, `cvmrt ${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}`);
     b.dispose();
   } else {
     t.diagnostic('native CLI not found: the cvmrt model file path is not exercised');
   }
   assert.equal(a.postprocess, 'argmax');
+  assert.equal(a.producer, '');  // a CVM JSON model names no writer
   assert.equal(new Int32Array(a.infer(input.bytes).buffer)[0], 5);
-  first.forEach((o) => o.dispose());
-  again.forEach((o) => o.dispose());
+  Object.values(first).forEach((o) => o.dispose());
+  Object.values(again).forEach((o) => o.dispose());
   a[Symbol.dispose]();
   assert.equal(a.disposed, true);
   assert.equal(cvm.memory().liveModels, 0);
@@ -124,6 +131,8 @@ test('models: errors are CvmLogicError with the native message', async () => {
     cvm.scope(() => {
       assert.throws(() => m.run({ data: cvm.zeros([1, 1, 28, 27], 'int8') }), (e) => e instanceof CvmLogicError && /shape/.test(e.message));
       assert.throws(() => m.run({ nodata: cvm.zeros([1], 'int8') }), /no input "nodata"/);
+      assert.throws(() => m.run(cvm.zeros([1, 1, 28, 28], 'int8')), /keyed by input name/);
+      assert.throws(() => m.run([new Int8Array(784)]), /keyed by input name/);
     });
     assert.throws(() => m.infer(new Uint8Array(3)), CvmLogicError);
   } finally {

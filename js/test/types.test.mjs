@@ -24,7 +24,9 @@ test('types: a misuse is a compile error (the types are not any)', () => {
   const dir = mkdtempSync(join(JS_ROOT, 'test', 'types', '.js_eng_bad_'));
   try {
     writeFileSync(join(dir, 'bad.ts'), "import { init } from 'cvmrt';\n" +
-      'export async function f() { const c = await init(); const s: string = c.zeros([1]).size; return s; }\n');
+      'export async function f() { const c = await init(); const s: string = c.zeros([1]).size; return s; }\n' +
+      // scope() takes synchronous functions only.
+      'export async function g() { const c = await init(); return c.scope(async () => c.zeros([1])); }\n');
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, lib: ['ES2022', 'ESNext.Disposable', 'DOM'], types: [] },
       files: ['bad.ts'],
@@ -35,7 +37,8 @@ test('types: a misuse is a compile error (the types are not any)', () => {
     } catch (e) {
       out = e.stdout.toString();
     }
-    assert.match(out, /TS2322/);
+    assert.match(out, /bad\.ts\(2,.*TS2322/);
+    assert.match(out, /bad\.ts\(3,.*TS2322/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -46,7 +46,7 @@ function runCase(cvm, c) {
       const inputs = c.inputs.map((t) => cvm.fromBytes(tensorBytes(t), { shape: t.shape, dtype: t.dtype }));
       let outs;
       try {
-        outs = cvm.opAll(c.op, inputs, c.attrs);
+        outs = cvm.opMulti(c.op, inputs, c.attrs);
       } catch (e) {
         if (!c.error) return `run threw ${e.name}: ${e.message}`;
         const bad = messageOk(e, c.error);

@@ -68,9 +68,10 @@ export interface InitOptions {
 
 export interface Info {
   variant: 'simd' | 'plain';
-  /** "MAJOR.MINOR.PATCH" of the native library. */
+  /** "MAJOR.MINOR.PATCH" of the native library: the package's own version. */
   version: string;
   versionNumber: number;
+  /** The kernel table in use: "wasm" (SIMD128 kernels) or "scalar". */
   backend: string;
   buildHash?: string;
 }
@@ -115,6 +116,9 @@ export interface Conv2dOptions {
   groups?: number;
 }
 
+/** T, unless T is a promise (then never: scope() takes synchronous functions only). */
+export type NotPromise<T> = T extends PromiseLike<unknown> ? never : T;
+
 /** An explicit-lifetime handle on a native array in the wasm heap (made by a Cvm instance). */
 export interface CvmArray extends Disposable {
   readonly shape: readonly number[];
@@ -138,19 +142,36 @@ export interface CvmArray extends Disposable {
   view(): DTypeArrayMap[DType];
   /** Overwrites every element from raw bytes or the dtype's own typed array. */
   write(data: Uint8Array | TypedArray): this;
-  /** A new array of the same elements in `shape` (one extent may be -1). */
+  /** Whether the elements lie row-major without gaps (strided views may not; view() needs it). */
+  readonly compact: boolean;
+  /**
+   * The same elements in `shape` (one extent may be -1): a view sharing memory when the
+   * strides allow (always for a compact array), else a compact copy.
+   */
   reshape(shape: readonly number[]): CvmArray;
-  /** A new array with permuted axes (default reversed). */
+  /** A view with permuted axes: result axis i is axis axes[i] (default all reversed). */
   transpose(axes?: readonly number[]): CvmArray;
-  /** NumPy basic slicing into a new array (null/undefined entries: the whole axis). */
-  slice(begin?: readonly (number | null | undefined)[] | number,
-    end?: readonly (number | null | undefined)[] | number,
-    step?: readonly number[] | number): CvmArray;
+  /**
+   * NumPy basic slicing of the leading axes, as a view sharing memory (null/undefined
+   * entries: omitted bounds; negative indices count from the end; steps may be negative).
+   */
+  slice(begin?: readonly (number | null | undefined)[] | number | null,
+    end?: readonly (number | null | undefined)[] | number | null,
+    step?: readonly (number | null | undefined)[] | number | null): CvmArray;
+  /** NumPy broadcasting to `shape`, as a view (stride 0 along broadcast axes). */
+  broadcastTo(shape: readonly number[]): CvmArray;
+  /** A view without extent-1 axes (all of them, or those listed). */
+  squeeze(axes?: number | readonly number[]): CvmArray;
+  /** A view with an extent-1 axis inserted at `axis`. */
+  expandDims(axis: number): CvmArray;
+  /** reshape([-1]). */
   flatten(): CvmArray;
   cast(dtype: DType): CvmArray;
+  /** A new compact array with a copy of the elements (shares nothing). */
   clone(): CvmArray;
-  /** Frees the native array now (idempotent). */
+  /** Frees the native array now (idempotent); views of it stay valid. */
   dispose(): void;
+  /** dispose(), for `using` where the engine (or a polyfill loaded before init()) has Symbol.dispose. */
   [Symbol.dispose](): void;
   /** "CvmArray(int32, [2, 3])". */
   toString(): string;
@@ -158,6 +179,11 @@ export interface CvmArray extends Disposable {
 
 export interface ModelIO {
   readonly name: string;
+  /**
+   * The key of this output in run()'s result: the name, with "#<index>" appended when an
+   * earlier output has the same name (inputs: the name).
+   */
+  readonly key: string;
   readonly shape: readonly number[];
   /** Precision in bits (1..32). */
   readonly precision: number;
@@ -175,11 +201,16 @@ export interface CvmModel extends Disposable {
   readonly postprocess: string;
   /** The graph's version, e.g. "cvm_1.0.0". */
   readonly version: string;
+  /** The library that wrote the model file, e.g. "cvmrt 0.2.0"; "" when unknown. */
+  readonly producer: string;
   readonly inputs: readonly ModelIO[];
   readonly outputs: readonly ModelIO[];
   readonly disposed: boolean;
-  /** Runs the model; outputs are new int32 arrays in the order of `outputs`. */
-  run(inputs: { [name: string]: ArrayLike }): CvmArray[];
+  /**
+   * Runs the model; returns new arrays (int32; float32 for float models) keyed by output
+   * name (`outputs[i].key`), in the order of `outputs`.
+   */
+  run(inputs: { [name: string]: ArrayLike }): { [key: string]: CvmArray };
   /** CVMAPIInference: input bytes in (int8, or int32 LE), spec section 7 output bytes out. */
   infer(input: Bytes): Uint8Array;
   dispose(): void;
@@ -200,8 +231,11 @@ export interface Cvm {
   memory(): MemoryInfo;
   readonly dtypes: readonly DType[];
 
-  /** Disposes every array and model created inside fn except those in its (awaited) result. */
-  scope<T>(fn: () => T): T;
+  /**
+   * Runs fn and disposes every array and model it created except those in its result. fn must
+   * be synchronous: an async function or a returned promise is a CvmLogicError.
+   */
+  scope<T>(fn: () => NotPromise<T>): T;
   /** Removes an array or model from the enclosing scope(s). */
   keep<T extends CvmArray | CvmModel>(x: T): T;
 
@@ -213,10 +247,14 @@ export interface Cvm {
 
   /** Every registered operator. */
   ops(): readonly OpInfo[];
-  /** Runs an operator; multi-output operators give a list. */
-  op(name: 'get_valid_counts', inputs: readonly ArrayLike[], attrs?: Attrs): CvmArray[];
+  /**
+   * Runs a single-output operator and returns its output. Operators with several outputs
+   * (numOutputs !== 1 in ops(), e.g. get_valid_counts) are a CvmLogicError: use opMulti().
+   */
   op(name: string, inputs: readonly ArrayLike[] | ArrayLike, attrs?: Attrs): CvmArray;
-  /** Runs an operator and always returns the list of outputs. */
+  /** Runs any operator and returns the list of its outputs. */
+  opMulti(name: string, inputs: readonly ArrayLike[] | ArrayLike, attrs?: Attrs): CvmArray[];
+  /** @deprecated The 0.1 name of opMulti(). */
   opAll(name: string, inputs: readonly ArrayLike[] | ArrayLike, attrs?: Attrs): CvmArray[];
   /** Shape, precision and cost inference of a CVM operator without running it. */
   inferOp(name: string, inputs: readonly { shape: readonly number[]; precision: number }[],

@@ -18,9 +18,11 @@ export async function main(bytes: Uint8Array, graph: string, params: Uint8Array)
   const view = a.view();
   const bytesOut: Uint8Array = a.toBytes();
   const t = a.transpose().reshape([-1]).slice([1], [3]);
+  const v2: CvmArray = a.slice([null, -1], null, [1, -1]).broadcastTo([3, 2, 2]).squeeze().expandDims(0);
+  const compact: boolean = v2.compact;
   const s: CvmArray = cvm.add(a, 1);
   const conv = cvm.conv2d(cvm.zeros([1, 1, 4, 4]), cvm.ones([2, 1, 3, 3]), null, { padding: [1, 1] });
-  const outs: CvmArray[] = cvm.op('get_valid_counts', [cvm.zeros([1, 2, 6])], { score_threshold: 0 });
+  const outs: CvmArray[] = cvm.opMulti('get_valid_counts', [cvm.zeros([1, 2, 6])], { score_threshold: 0 });
   const one: CvmArray = cvm.op('transpose', [a], { axes: [1, 0] });
   const all: CvmArray[] = cvm.opAll('relu', a);
   const summed = cvm.sum(a, { axis: [0], keepdims: true });
@@ -31,7 +33,6 @@ export async function main(bytes: Uint8Array, graph: string, params: Uint8Array)
     const tmp = cvm.mul(a, a);
     return cvm.add(tmp, tmp);
   });
-  const asyncKept: CvmArray = await cvm.scope(async () => cvm.relu(a));
   {
     using scoped = cvm.zeros([3]);
     scoped.toArray();
@@ -40,7 +41,9 @@ export async function main(bytes: Uint8Array, graph: string, params: Uint8Array)
   const dict: Map<string, CvmArray> = cvm.loadParams(cvm.saveParams({ w: a, x: [1, 2] }, { format: 'cvm' }));
   const model: CvmModel = cvm.loadModel({ json: graph, params });
   const fromFile: CvmModel = cvm.loadModel(bytes);
-  const result: CvmArray[] = model.run({ data: new Int8Array(model.byteLengths.input) });
+  const result: { [key: string]: CvmArray } = model.run({ data: new Int8Array(model.byteLengths.input) });
+  const head: CvmArray | undefined = result[model.outputs[0].key];
+  const producer: string = fromFile.producer;
   const raw: Uint8Array = model.infer(new Int8Array(784));
   const total: number = model.cost.total + model.cost.ops + model.cost.mem;
   const mem: MemoryInfo = cvm.memory();
@@ -55,10 +58,10 @@ export async function main(bytes: Uint8Array, graph: string, params: Uint8Array)
       console.log(e.status);
     }
   }
-  for (const x of [a, b, c, t, s, conv, one, summed, kept, asyncKept, ...outs, ...all, ...result]) x.dispose();
+  for (const x of [a, b, c, t, v2, s, conv, one, summed, kept, ...outs, ...all, ...Object.values(result)]) x.dispose();
   dict.forEach((v) => v.dispose());
   model.dispose();
   fromFile[Symbol.dispose]();
-  void [variant, version, shape, dtype, copy, view, bytesOut, cost, raw, mem];
+  void [variant, version, shape, dtype, copy, view, bytesOut, cost, raw, mem, compact, head, producer];
   return total;
 }

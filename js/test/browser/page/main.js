@@ -33,6 +33,27 @@ async function readmeExample() {
   report('README browser example', text.split(':')[0], text === `${variant}: [[7,10],[15,22]]`, text);
 }
 
+// The API's shapes: zero-copy views, op() vs opMulti(), scope() refusing async functions.
+function apiChecks(cvm, v, backend) {
+  cvm.scope(() => {
+    const a = cvm.array(new Float32Array([0, 1, 2, 3, 4, 5]), { shape: [2, 3] });
+    const t = a.transpose();
+    const s = a.slice([null, 2], null, [1, -1]);
+    a.write(new Float32Array([10, 11, 12, 13, 14, 15]));
+    const ok = same(t.toArray().flat(), [10, 13, 11, 14, 12, 15]) && same(s.toArray().flat(), [12, 11, 10, 15, 14, 13]) &&
+      !t.compact;
+    report('views share memory', v, ok, `transpose ${JSON.stringify(t.toArray())}`, backend);
+    const boxes = cvm.array([[[0, 5, 1, 1, 2, 2]]]);
+    let refused = '';
+    try { cvm.op('get_valid_counts', [boxes], { score_threshold: 1 }); } catch (e) { refused = e.name; }
+    const outs = cvm.opMulti('get_valid_counts', [boxes], { score_threshold: 1 });
+    report('op() vs opMulti()', v, refused === 'CvmLogicError' && outs.length === 2, `op(): ${refused}`, backend);
+  });
+  let asyncRefused = '';
+  try { cvm.scope(async () => cvm.zeros([1])); } catch (e) { asyncRefused = e.message; }
+  report('scope() refuses async', v, /must be synchronous/.test(asyncRefused), asyncRefused.slice(0, 60), backend);
+}
+
 async function main() {
   await readmeExample();
   const fx = await (await fetch('./fixtures.json')).json();
@@ -45,7 +66,7 @@ async function main() {
     for (const c of fx.ops) {
       cvm.scope(() => {
         const inputs = c.inputs.map((t) => cvm.fromBytes(hexBytes(t.hex), { shape: t.shape, dtype: t.dtype }));
-        const outs = cvm.opAll(c.op, inputs, c.attrs);
+        const outs = cvm.opMulti(c.op, inputs, c.attrs);
         const ok = outs.length === c.expected.length && outs.every((o, i) =>
           same([...o.toBytes()], [...hexBytes(c.expected[i].hex)]) && same(o.shape, c.expected[i].shape));
         report(`op ${c.op}: ${c.name}`, v, ok, `${outs[0].dtype}[${outs[0].shape.join(', ')}]`, backend);
@@ -55,12 +76,13 @@ async function main() {
     cvm.scope(() => {
       const model = cvm.loadModel({ json: m.json, params: b64(m.params) });
       const outs = model.run({ data: cvm.fromBytes(b64(m.input), { shape: m.inputShape, dtype: 'int8' }) });
-      const got = [...outs[0].toTypedArray()];
+      const got = [...outs[model.outputs[0].key].toTypedArray()];
       const ok = same(got, m.output) && model.cost.total === m.cost.total && model.cost.ops === m.cost.ops;
       const cls = new Int32Array(model.infer(b64(m.input)).buffer)[0];
       report(`model ${m.name}`, v, ok && cls === m.argmax,
         `class ${cls}, cost ${model.cost.total}, output [${got.join(', ')}]`, backend);
     });
+    apiChecks(cvm, v, backend);
     const mem = cvm.memory();
     report('no live arrays', v, mem.liveArrays === 0 && mem.liveModels === 0, `heap ${(mem.wasmHeapBytes / 2 ** 20).toFixed(0)} MiB`, backend);
   }
