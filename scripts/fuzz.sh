@@ -3,10 +3,12 @@
 # CVMRT_SANITIZE on) and fuzzes each target for N minutes on a working corpus seeded from the
 # committed one, then prints executions, exec/s, coverage, corpus size and crash files.
 #
-# usage: scripts/fuzz.sh [--minutes N] [--parallel P] [--keep-going] [--merge] [--seeds]
-#                        [TARGET...]
+# usage: scripts/fuzz.sh [--minutes N] [--cpu-minutes] [--parallel P] [--keep-going] [--merge]
+#                        [--seeds] [TARGET...]
 #   TARGET        params cvm_graph model_file op_run npy onnx_import (default: all built)
 #   --minutes N   minutes per target (default 60; 0 = no fuzzing, e.g. with --merge)
+#   --cpu-minutes N counts CPU time, not wall time: each target stops once it has had N minutes
+#                 of a core (on a busy machine, or with --parallel above the core count)
 #   --parallel P  targets fuzzed at once (default 1)
 #   --keep-going  fork mode: go on after a crash, timeout or OOM (each one is still saved)
 #   --merge       minimize the working corpus into tests/fuzz/corpus/TARGET (libFuzzer -merge=1)
@@ -17,6 +19,7 @@ ROOT=$PWD
 BUILD=$ROOT/build-fuzz
 
 minutes=60
+cpu_budget=0
 parallel=1
 keep_going=0
 merge=0
@@ -26,12 +29,14 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) minutes=$2; shift 2 ;;
     --minutes=*) minutes=${1#*=}; shift ;;
+    --cpu-minutes) minutes=$2; cpu_budget=1; shift 2 ;;
+    --cpu-minutes=*) minutes=${1#*=}; cpu_budget=1; shift ;;
     --parallel) parallel=$2; shift 2 ;;
     --parallel=*) parallel=${1#*=}; shift ;;
     --keep-going) keep_going=1; shift ;;
     --merge) merge=1; shift ;;
     --seeds) seeds=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 1 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -74,8 +79,30 @@ run_target() {
   local mode=()
   [ "$keep_going" = 1 ] && mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   local d; d=$(dict_flag "$t")
-  "$bin" "${flags[@]}" ${d:+"$d"} "${mode[@]}" -max_total_time=$((minutes * 60)) \
-    -print_final_stats=1 -artifact_prefix="$art" "${dirs[@]}" >"$BUILD/logs/$t.log" 2>&1 || true
+  # CPU seconds (user + sys) of the whole run go to logs/TARGET.cpu: with --parallel or a busy
+  # machine, wall time overstates how much fuzzing a target had.
+  local TIMEFORMAT='%U %S'
+  { time fuzz_one "$bin" "${flags[@]}" ${d:+"$d"} "${mode[@]}" -print_final_stats=1 \
+    -artifact_prefix="$art" "${dirs[@]}" >"$BUILD/logs/$t.log" 2>&1; } 2>"$BUILD/logs/$t.cpu"
+}
+
+# Runs one fuzzer for `minutes` of wall time or, with --cpu-minutes, until it has used that much
+# CPU time, reaped children included (polled from /proc; then SIGINT, on which libFuzzer prints
+# its final stats and exits).
+fuzz_one() {
+  if [ "$cpu_budget" = 0 ]; then
+    "$@" -max_total_time=$((minutes * 60)) || true
+    return
+  fi
+  "$@" -max_total_time=$((minutes * 60 * 20)) &
+  local pid=$! tick; tick=$(getconf CLK_TCK)
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 5
+    local used; used=$(awk -v hz="$tick" '{ sub(/^.*\) /, ""); print int(($12 + $13 + $14 + $15) / hz) }' \
+      "/proc/$pid/stat" 2>/dev/null) || break
+    if [ "${used:-0}" -ge $((minutes * 60)) ]; then kill -INT "$pid" 2>/dev/null; break; fi
+  done
+  wait "$pid" || true
 }
 
 if [ "$seeds" = 1 ]; then
@@ -88,7 +115,8 @@ if [ "$seeds" = 1 ]; then
 fi
 
 if [ "$minutes" -gt 0 ]; then
-  echo "fuzzing ${targets[*]} for $minutes min each ($parallel at a time); logs in $BUILD/logs"
+  echo "fuzzing ${targets[*]} for $minutes $([ "$cpu_budget" = 1 ] && echo CPU-)min each" \
+    "($parallel at a time); logs in $BUILD/logs"
   running=0
   for t in "${targets[@]}"; do
     run_target "$t" &
@@ -111,7 +139,8 @@ if [ "$merge" = 1 ] || [ "$seeds" = 1 ]; then
 fi
 
 if [ "$minutes" -gt 0 ]; then
-  printf '\n%-12s %12s %8s %7s %8s %7s %10s  %s\n' target execs exec/s cov ft files bytes crashes
+  printf '\n%-12s %8s %12s %8s %7s %8s %7s %10s  %s\n' target cpu-min execs exec/s cov ft files \
+    bytes crashes
   for t in "${targets[@]}"; do
     log=$BUILD/logs/$t.log
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -123,8 +152,9 @@ if [ "$minutes" -gt 0 ]; then
     files=$(ls "$BUILD/corpus/$t" | wc -l)
     bytes=$(du -sb "$BUILD/corpus/$t" | cut -f1)
     crashes=$(ls "$BUILD/artifacts/$t" 2>/dev/null | tr '\n' ' ')
-    printf '%-12s %12s %8s %7s %8s %7s %10s  %s\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" \
-      "${ft:-?}" "$files" "$bytes" "${crashes:-none}"
+    cpu=$(awk '{ printf "%.1f", ($1 + $2) / 60 }' "$BUILD/logs/$t.cpu" 2>/dev/null || true)
+    printf '%-12s %8s %12s %8s %7s %8s %7s %10s  %s\n' "$t" "${cpu:-?}" "${execs:-?}" "${rate:-?}" \
+      "${cov:-?}" "${ft:-?}" "$files" "$bytes" "${crashes:-none}"
   done
   found=$(find "$BUILD/artifacts" -type f | wc -l)
   if [ "$found" -gt 0 ]; then
