@@ -9,6 +9,8 @@
 #   --minutes N   minutes per target (default 60; 0 = no fuzzing, e.g. with --merge)
 #   --cpu-minutes N counts CPU time, not wall time: each target stops once it has had N minutes
 #                 of a core (on a busy machine, or with --parallel above the core count)
+#   --timeout S   seconds one input may take (default: the ctest value); libFuzzer counts wall
+#                 time, so raise it when the fuzzers share a busy machine at low priority
 #   --parallel P  targets fuzzed at once (default 1)
 #   --keep-going  fork mode: go on after a crash, timeout or OOM (each one is still saved)
 #   --merge       minimize the working corpus into tests/fuzz/corpus/TARGET (libFuzzer -merge=1)
@@ -20,6 +22,7 @@ BUILD=$ROOT/build-fuzz
 
 minutes=60
 cpu_budget=0
+timeout=
 parallel=1
 keep_going=0
 merge=0
@@ -31,18 +34,21 @@ while [ $# -gt 0 ]; do
     --minutes=*) minutes=${1#*=}; shift ;;
     --cpu-minutes) minutes=$2; cpu_budget=1; shift 2 ;;
     --cpu-minutes=*) minutes=${1#*=}; cpu_budget=1; shift ;;
+    --timeout) timeout=$2; shift 2 ;;
+    --timeout=*) timeout=${1#*=}; shift ;;
     --parallel) parallel=$2; shift 2 ;;
     --parallel=*) parallel=${1#*=}; shift ;;
     --keep-going) keep_going=1; shift ;;
     --merge) merge=1; shift ;;
     --seeds) seeds=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 1 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
 [[ "$minutes" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --minutes takes a whole number" >&2; exit 1; }
 [[ "$parallel" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --parallel takes a count >= 1" >&2; exit 1; }
+[[ -z "$timeout" || "$timeout" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --timeout takes seconds >= 1" >&2; exit 1; }
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/cvmrt-ccache} CCACHE_BASEDIR=$ROOT
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
@@ -64,6 +70,7 @@ cmake --build "$BUILD" -j"$(nproc)" --target "${build_targets[@]}"
 
 # The ctest flags (CVMRT_FUZZ_FLAGS in the cache: -timeout, -rss_limit_mb, -malloc_limit_mb).
 read -r -a flags <<<"$(sed -n 's/^CVMRT_FUZZ_FLAGS:STRING=//p' "$BUILD/CMakeCache.txt" | tr ';' ' ')"
+[ -n "$timeout" ] && flags+=("-timeout=$timeout")  # libFuzzer: the last value of a flag wins
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0
 
