@@ -106,7 +106,8 @@ ModelBuilder::Entry ModelBuilder::constant(const std::string& name, const NDArra
     stored = cast(value, dtype).contiguous();  // int8 widens exactly
     const int32_t* v = stored.data_as<int32_t>();
     uint64_t largest = 0;
-    for (int64_t i = 0; i < stored.numel(); ++i) {
+    const int64_t n = stored.numel();
+    for (int64_t i = 0; i < n; ++i) {
       VERIFY(v[i] != INT32_MIN) << where << "value " << v[i] << " at flat index " << i
                                 << " has no symmetric precision (it must be above -2^31)";
       largest = std::max<uint64_t>(largest, static_cast<uint64_t>(v[i] < 0 ? -int64_t{v[i]} : v[i]));

@@ -282,7 +282,8 @@ void Session::infer_bytes(const char* in, size_t in_len, char* out, size_t out_c
     for (size_t k = 0; k < heads; ++k) {
       const NDArray& h = s_->entries[g.heads[k]];
       const auto* v = static_cast<const uint8_t*>(h.data());
-      for (int64_t i = 0; i < h.numel(); ++i) {
+      const int64_t n = h.numel();  // once: numel() multiplies out the shape with checks
+      for (int64_t i = 0; i < n; ++i) {
         uint32_t bits;
         std::memcpy(&bits, v + 4 * i, 4);
         params_detail::store_le32(dst, bits);

@@ -42,7 +42,8 @@ NDArray Model::quantize_input(const NDArray& value) const {
   const float* x = src.data_as<float>();
   NDArray ints = NDArray::empty(in.shape, DataType::Int(32));
   int32_t* dst = ints.mutable_data_as<int32_t>();
-  for (int64_t i = 0; i < src.numel(); ++i) {
+  const int64_t n = src.numel();
+  for (int64_t i = 0; i < n; ++i) {
     VERIFY(!std::isnan(x[i])) << "quantize_input: input \"" << in.name << "\": NaN at flat index "
                               << i << " cannot be quantized";
     // One rounding of the product in double, then std::round (halves away from zero); the clamp
@@ -68,7 +69,8 @@ NDArray Session::output_float(size_t i) const {
   NDArray out = NDArray::empty(ints.shape(), DataType::Float(32));
   const int32_t* src = ints.data_as<int32_t>();
   float* dst = out.mutable_data_as<float>();
-  for (int64_t k = 0; k < ints.numel(); ++k) {
+  const int64_t n = ints.numel();
+  for (int64_t k = 0; k < n; ++k) {
     // The division in double, rounded to float once.
     dst[k] = static_cast<float>(static_cast<double>(src[k]) / t.scale);
   }
