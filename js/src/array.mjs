@@ -79,19 +79,9 @@ export class CvmArray {
   _compactData() {
     const h = this.handle;
     const n = this._cvm.native;
-    if (n.u32(h + DL_STRIDES) !== 0 && !this._stridesCompact()) return 0;
+    // c_api.h: strides are NULL exactly when the array is compact row-major.
+    if (n.u32(h + DL_STRIDES) !== 0) return 0;
     return n.u32(h + DL_DATA);
-  }
-
-  _stridesCompact() {
-    const n = this._cvm.native;
-    const p = n.u32(this._h + DL_STRIDES);
-    let expect = 1;
-    for (let i = this._shape.length - 1; i >= 0; i--) {
-      if (this._shape[i] !== 1 && n.i64(p + 8 * i) !== expect) return false;
-      expect *= this._shape[i];
-    }
-    return true;
   }
 
   /** A copy of the elements as bytes (little-endian, row-major). */
@@ -227,7 +217,7 @@ export class CvmArray {
   /** Whether the elements lie row-major without gaps (views made by slice/transpose may not). */
   get compact() {
     const h = this.handle;
-    return this._cvm.native.u32(h + DL_STRIDES) === 0 || this._stridesCompact();
+    return this._cvm.native.u32(h + DL_STRIDES) === 0;
   }
 
   dispose() {
