@@ -29,6 +29,13 @@ using Dims = std::vector<int64_t>;
 using Ints = std::vector<int32_t>;
 using json = nlohmann::ordered_json;
 
+// The attributes as a JSON object of their CVM text, in the std::map's key order.
+json attrs_json(const AttrMap& attrs) {
+  json j = json::object();
+  for (const auto& [key, value] : attrs) j[key] = value.text();
+  return j;
+}
+
 constexpr uint64_t kSeed = 0x6376'6d72'7476'6563;  // "cvmrtvec"
 
 class Rng {
@@ -649,7 +656,7 @@ bool evaluate(const std::string& op, const Case& c, int index, json* out, std::s
     j["name"] = "#" + std::to_string(index) + " " + c.desc;
     j["op"] = op;
     j["source"] = "generated";
-    j["attrs"] = c.attrs;
+    j["attrs"] = attrs_json(c.attrs);
     j["inputs"] = in_json;
     j["input_precisions"] = c.precisions;
     j["expected"] = expected;
@@ -710,7 +717,7 @@ int main(int argc, char** argv) {
       if (!evaluate(g.op, c, written, &j, &error)) {
         if (g.may_reject && ++retries < 50 * g.count) continue;
         std::fprintf(stderr, "%s: case %s %s rejected: %s\n", g.op, c.desc.c_str(),
-                     json(c.attrs).dump().c_str(), error.c_str());
+                     attrs_json(c.attrs).dump().c_str(), error.c_str());
         ++dropped;
         if (dropped > g.count) break;
         continue;

@@ -1,4 +1,5 @@
-// CVM attribute text parsers and the AttrReader that validates an op's attributes.
+// CVM attribute text parsers and the AttrReader that validates an op's attributes (text or
+// typed AttrValues).
 #include "attrs.h"
 
 #include <cctype>
@@ -28,6 +29,16 @@ std::string join(const std::vector<int64_t>& v) {
   for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
   os << ")";
   return os.str();
+}
+
+using Kind = AttrValue::Kind;
+
+// A value of the wrong kind, as messages show it: its text form, quoted.
+std::string quoted(const AttrValue& v) { return "\"" + v.text() + "\""; }
+
+// Typed None, or the text "None" in any case.
+bool is_none(const AttrValue& v) {
+  return v.kind() == Kind::kNone || (v.is_text() && lower(trim(v.as_text())) == "none");
 }
 
 }  // namespace
@@ -90,7 +101,7 @@ bool parse_bool_text(const std::string& raw) {
   CVM_LOGIC_ERROR() << "not a bool: \"" << raw << "\"";
 }
 
-const std::string* AttrReader::find(const std::string& key) {
+const AttrValue* AttrReader::find(const std::string& key) {
   known_.insert(key);
   auto it = attrs_.find(key);
   return it == attrs_.end() ? nullptr : &it->second;
@@ -104,17 +115,23 @@ void AttrReader::fail(const std::string& key, const std::string& expected,
 
 int64_t AttrReader::get_int(const std::string& key, std::optional<int64_t> fallback, int64_t lo,
                             int64_t hi) {
-  const std::string* v = find(key);
+  const AttrValue* v = find(key);
   std::string range = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
   if (v == nullptr) {
     if (!fallback) fail(key, range, "nothing (it is required)");
     return *fallback;
   }
   int64_t x;
-  try {
-    x = parse_int_text(*v);
-  } catch (const LogicError&) {
-    fail(key, range, "\"" + *v + "\"");
+  if (v->kind() == Kind::kInt) {
+    x = v->as_int();
+  } else if (v->is_text()) {
+    try {
+      x = parse_int_text(v->as_text());
+    } catch (const LogicError&) {
+      fail(key, range, "\"" + v->as_text() + "\"");
+    }
+  } else {
+    fail(key, range, quoted(*v));
   }
   if (x < lo || x > hi) fail(key, range, std::to_string(x));
   return x;
@@ -122,8 +139,8 @@ int64_t AttrReader::get_int(const std::string& key, std::optional<int64_t> fallb
 
 std::optional<int64_t> AttrReader::get_optional_int(const std::string& key, int64_t lo,
                                                     int64_t hi) {
-  const std::string* v = find(key);
-  if (v == nullptr || lower(trim(*v)) == "none") return std::nullopt;
+  const AttrValue* v = find(key);
+  if (v == nullptr || is_none(*v)) return std::nullopt;
   known_.erase(key);
   int64_t x = get_int(key, std::nullopt, lo, hi);
   return x;
@@ -132,16 +149,24 @@ std::optional<int64_t> AttrReader::get_optional_int(const std::string& key, int6
 std::vector<int64_t> AttrReader::get_tuple(const std::string& key,
                                            std::optional<std::vector<int64_t>> fallback,
                                            int64_t lo, int64_t hi) {
-  const std::string* v = find(key);
+  const AttrValue* v = find(key);
   if (v == nullptr) {
     if (!fallback) fail(key, "a tuple", "nothing (it is required)");
     return *fallback;
   }
   std::vector<int64_t> t;
-  try {
-    t = parse_tuple_text(*v);
-  } catch (const LogicError& e) {
-    fail(key, "a tuple such as (1, 2)", "\"" + *v + "\" (" + e.what() + ")");
+  if (v->kind() == Kind::kTuple) {
+    t = v->as_tuple();
+  } else if (v->kind() == Kind::kInt) {
+    t = {v->as_int()};  // as the text form "5" reads
+  } else if (v->is_text()) {
+    try {
+      t = parse_tuple_text(v->as_text());
+    } catch (const LogicError& e) {
+      fail(key, "a tuple such as (1, 2)", "\"" + v->as_text() + "\" (" + e.what() + ")");
+    }
+  } else {
+    fail(key, "a tuple such as (1, 2)", quoted(*v));
   }
   for (int64_t x : t) {
     if (x < lo || x > hi) {
@@ -153,31 +178,35 @@ std::vector<int64_t> AttrReader::get_tuple(const std::string& key,
 
 std::optional<std::vector<int64_t>> AttrReader::get_optional_tuple(const std::string& key,
                                                                    int64_t lo, int64_t hi) {
-  const std::string* v = find(key);
-  if (v == nullptr || lower(trim(*v)) == "none") return std::nullopt;
+  const AttrValue* v = find(key);
+  if (v == nullptr || is_none(*v)) return std::nullopt;
   return get_tuple(key, std::nullopt, lo, hi);
 }
 
 bool AttrReader::get_bool(const std::string& key, std::optional<bool> fallback) {
-  const std::string* v = find(key);
+  const AttrValue* v = find(key);
   if (v == nullptr) {
     if (!fallback) fail(key, "a bool", "nothing (it is required)");
     return *fallback;
   }
+  if (v->kind() == Kind::kBool) return v->as_bool();
+  // The integers 0 and 1 are bools, as their text forms "0" and "1" are.
+  if (v->kind() == Kind::kInt && (v->as_int() == 0 || v->as_int() == 1)) return v->as_int() == 1;
+  if (!v->is_text()) fail(key, "a bool (true/false/1/0)", quoted(*v));
   try {
-    return parse_bool_text(*v);
+    return parse_bool_text(v->as_text());
   } catch (const LogicError&) {
-    fail(key, "a bool (true/false/1/0)", "\"" + *v + "\"");
+    fail(key, "a bool (true/false/1/0)", "\"" + v->as_text() + "\"");
   }
 }
 
 std::string AttrReader::get_string(const std::string& key, std::optional<std::string> fallback) {
-  const std::string* v = find(key);
+  const AttrValue* v = find(key);
   if (v == nullptr) {
     if (!fallback) fail(key, "a string", "nothing (it is required)");
     return *fallback;
   }
-  return *v;
+  return v->text();
 }
 
 void AttrReader::ignore(const std::string& key) { known_.insert(key); }

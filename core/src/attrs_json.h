@@ -1,4 +1,5 @@
-// Converts a C caller's JSON attribute object into CVM string attributes (used by CVMOpRun).
+// Converts a C caller's JSON attribute object into typed operator attributes (used by CVMOpRun
+// and CVMOpInfer; implemented in c_api_ops.cc).
 #pragma once
 
 #include <cstddef>
@@ -11,9 +12,10 @@ namespace capi {
 // Longest attrs_json text accepted, in bytes (without the terminating NUL).
 constexpr size_t kMaxAttrsJsonBytes = size_t(1) << 20;
 
-// Parses `text` (NULL or "" = no attributes; else a NUL-terminated JSON object) into CVM
-// attribute text: strings pass through, integers and integral floats become decimal text,
-// booleans "True"/"False", null "None", arrays of integers "(a, b)" / "(a,)" / "()".
+// Parses `text` (NULL or "" = no attributes; else a NUL-terminated JSON object) into attribute
+// values, typed, without formatting any text: a string is CVM attribute text (passed through),
+// an integer or an integral float is AttrValue::integer, a boolean AttrValue::boolean, null
+// AttrValue::none(), an array of integers (integral floats included) AttrValue::tuple.
 // LogicError, prefixed with "<fn>: ", for malformed JSON (with the parser's reason), text
 // longer than kMaxAttrsJsonBytes, a non-object, or a value of any other kind (naming its key).
 AttrMap attrs_from_json(const char* text, const char* fn);

@@ -1,7 +1,7 @@
 // C ABI: the generic operator entry points (run, list, describe, infer) and kernel queries.
 //
-// Attributes arrive as a JSON object and are turned into CVM attribute text here, so one call
-// serves every operator and bindings (JS, Python, Go) need no per-op code.
+// Attributes arrive as a JSON object and become typed values here (no text round trip), so one
+// call serves every operator and bindings (JS, Python, Go) need no per-op code.
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -64,16 +64,16 @@ std::string parse_failure_reason(const std::string& text) {
   return catcher.reason;
 }
 
-// The decimal text of an integer-valued JSON number; false when it is not one (or beyond int64).
-bool integer_text(const json& v, std::string* out) {
+// The value of an integer-valued JSON number; false when it is not one (or beyond int64).
+bool integer_value(const json& v, int64_t* out) {
   if (v.is_number_unsigned()) {
     uint64_t u = v.get<uint64_t>();
     if (u > static_cast<uint64_t>(INT64_MAX)) return false;
-    *out = std::to_string(u);
+    *out = static_cast<int64_t>(u);
     return true;
   }
   if (v.is_number_integer()) {
-    *out = std::to_string(v.get<int64_t>());
+    *out = v.get<int64_t>();
     return true;
   }
   if (v.is_number_float()) {
@@ -83,7 +83,7 @@ bool integer_text(const json& v, std::string* out) {
         d >= 9223372036854775808.0) {
       return false;
     }
-    *out = std::to_string(static_cast<int64_t>(d));
+    *out = static_cast<int64_t>(d);
     return true;
   }
   return false;
@@ -95,25 +95,27 @@ std::string brief(const json& v) {
   return v.is_structured() ? std::string("an ") + v.type_name() : v.dump().substr(0, 64);
 }
 
-std::string attr_text(const json& v, const std::string& key, const char* fn) {
-  std::string text;
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  if (v.is_null()) return "None";
+// A string is CVM attribute text; every other accepted kind becomes a typed value.
+AttrValue attr_value(const json& v, const std::string& key, const char* fn) {
+  int64_t x = 0;
+  if (v.is_string()) return AttrValue(v.get<std::string>());
+  if (v.is_boolean()) return AttrValue::boolean(v.get<bool>());
+  if (v.is_null()) return AttrValue::none();
   if (v.is_number()) {
-    VERIFY(integer_text(v, &text)) << fn << ": attribute \"" << key
-                                   << "\": expected an integer (within int64), found " << brief(v);
-    return text;
+    VERIFY(integer_value(v, &x)) << fn << ": attribute \"" << key
+                                 << "\": expected an integer (within int64), found " << brief(v);
+    return AttrValue::integer(x);
   }
   if (v.is_array()) {
-    std::string tuple = "(";
+    std::vector<int64_t> tuple;
+    tuple.reserve(v.size());
     for (size_t i = 0; i < v.size(); ++i) {
-      VERIFY(v[i].is_number() && integer_text(v[i], &text))
+      VERIFY(v[i].is_number() && integer_value(v[i], &x))
           << fn << ": attribute \"" << key << "\": expected an array of integers, found item " << i
           << " = " << brief(v[i]);
-      tuple += (i ? ", " : "") + text;
+      tuple.push_back(x);
     }
-    return tuple + (v.size() == 1 ? ",)" : ")");
+    return AttrValue::tuple(std::move(tuple));
   }
   CVM_LOGIC_ERROR() << fn << ": attribute \"" << key
                     << "\": expected a string, integer, boolean, null or array of integers, found "
@@ -133,7 +135,7 @@ AttrMap attrs_from_json(const char* text, const char* fn) {
   VERIFY(!doc.is_discarded()) << fn
                               << ": attrs_json is not valid JSON: " << parse_failure_reason(s);
   VERIFY(doc.is_object()) << fn << ": attrs_json must be a JSON object, found " << doc.type_name();
-  for (const auto& item : doc.items()) attrs[item.key()] = attr_text(item.value(), item.key(), fn);
+  for (const auto& item : doc.items()) attrs[item.key()] = attr_value(item.value(), item.key(), fn);
   return attrs;
 }
 

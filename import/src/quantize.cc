@@ -660,9 +660,9 @@ void Quantizer::pad(uint32_t nid) {
   QTensor x = input_of(nid, 0);
   const Shape in_shape = b_.shape(x.e);
   const int nd_dims = in_shape.ndim();
-  const std::vector<int64_t> pads = int_tuple(nd.attrs.at("pads"));
+  const std::vector<int64_t> pads = int_tuple(nd.attrs.at("pads").text());
   VERIFY(static_cast<int>(pads.size()) == 2 * nd_dims) << where(nid) << "bad pads";
-  const double value = nd.attrs.count("value") ? float_attr(nd.attrs.at("value")) : 0.0;
+  const double value = nd.attrs.count("value") ? float_attr(nd.attrs.at("value").text()) : 0.0;
   const int bits = precision(x);
   const double lim = static_cast<double>(alpha(bits));
   const double qv = std::isinf(value) ? (value < 0 ? -lim : lim)
@@ -735,7 +735,7 @@ void Quantizer::quantize_node(uint32_t nid) {
     const double lim = static_cast<double>(alpha(precision(x)));
     auto bound = [&](const char* key, double fallback) {
       if (!nd.attrs.count(key)) return fallback;
-      const double v = float_attr(nd.attrs.at(key));
+      const double v = float_attr(nd.attrs.at(key).text());
       if (std::isinf(v)) return v < 0 ? -lim : lim;
       return std::clamp(std::round(std::ldexp(v, x.k)), -lim, lim);
     };
@@ -750,7 +750,7 @@ void Quantizer::quantize_node(uint32_t nid) {
   }
   if (op == "leaky_relu") {
     const QTensor x = narrow(input_of(nid, 0), nd.input_entries[0], nd.name + "_in");
-    const double a = nd.attrs.count("alpha") ? float_attr(nd.attrs.at("alpha")) : 0.01;
+    const double a = nd.attrs.count("alpha") ? float_attr(nd.attrs.at("alpha").text()) : 0.01;
     VERIFY(a >= 0 && a <= 1) << where(nid) << "alpha " << a << " outside [0, 1]";
     const int s = 8;
     const int32_t m = static_cast<int32_t>(std::round(std::ldexp(a, s)));
@@ -767,11 +767,12 @@ void Quantizer::quantize_node(uint32_t nid) {
     const Shape xs = b_.shape(x.e);
     // Shape logic of the float op is trusted; only windows that always hold kh*kw cells map
     // to a sum by an all-ones depthwise conv2d.
-    const std::vector<int64_t> pool = int_tuple(nd.attrs.at("pool_size"));
-    const std::vector<int64_t> ps =
-        nd.attrs.count("padding") ? int_tuple(nd.attrs.at("padding")) : std::vector<int64_t>{};
+    const std::vector<int64_t> pool = int_tuple(nd.attrs.at("pool_size").text());
+    const std::vector<int64_t> ps = nd.attrs.count("padding")
+                                        ? int_tuple(nd.attrs.at("padding").text())
+                                        : std::vector<int64_t>{};
     const bool include_pad =
-        nd.attrs.count("count_include_pad") && bool_attr(nd.attrs.at("count_include_pad"));
+        nd.attrs.count("count_include_pad") && bool_attr(nd.attrs.at("count_include_pad").text());
     bool no_pad = true;
     for (int64_t p : ps) no_pad = no_pad && p == 0;
     VERIFY(no_pad || (include_pad && (ps.size() <= 2 || (ps[0] == ps[2] && ps[1] == ps[3]))))
@@ -821,7 +822,7 @@ void Quantizer::quantize_node(uint32_t nid) {
     q_[out_e] = r;
     std::string tail = op;
     if (op == "softmax") {
-      tail += ":" + (nd.attrs.count("axis") ? nd.attrs.at("axis") : std::string("-1"));
+      tail += ":" + (nd.attrs.count("axis") ? nd.attrs.at("axis").text() : std::string("-1"));
     }
     tails_.push_back({out_e, tail});
     return;

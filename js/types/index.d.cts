@@ -29,7 +29,7 @@ export type ArrayData = TypedArray | NestedArray;
 export type ArrayLike = CvmArray | ArrayData;
 export type Bytes = Uint8Array | ArrayBuffer | ArrayBufferView;
 
-/** Attribute values of an operator: CVM attribute text is produced natively from these. */
+/** Attribute values of an operator, passed to it typed; a string is CVM attribute text. */
 export type AttrValue = number | bigint | boolean | string | null | readonly (number | bigint)[];
 export type Attrs = Record<string, AttrValue | undefined>;
 

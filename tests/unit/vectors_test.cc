@@ -62,7 +62,7 @@ const Corpus& loaded_corpus() {
 
 std::string attrs_json(const cvm::AttrMap& attrs) {
   json j = json::object();
-  for (const auto& [k, v] : attrs) j[k] = v;
+  for (const auto& [k, v] : attrs) j[k] = v.text();
   return j.dump();
 }
 

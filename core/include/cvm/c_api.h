@@ -170,12 +170,15 @@ CVM_DLL int CVMGetNumThreads(int* n);
  * its outputs. The inputs are read, never modified, and must be CPU arrays; CVM operators
  * (spec/cvm-ops.md section 5) take int32 arrays. `inputs` may be NULL when num_inputs is 0.
  *
- * `attrs_json` is NULL, "" or a JSON object of at most 1 MiB. Its values become CVM attribute
- * text: a string is passed through unchanged ("(3, 3)", "True", "NEAREST_NEIGHBOR"), an integer
- * (or an integral float such as 3.0) becomes its decimal text, true/false become "True"/"False",
- * null becomes "None" and an array of integers becomes a tuple "(a, b)" ("(a,)", "()"). Other
- * values (objects, nested arrays, non-integral floats, integers beyond int64) are a logic error
- * naming the key; so is malformed JSON. If a key repeats, the last value wins.
+ * `attrs_json` is NULL, "" or a JSON object of at most 1 MiB. Its values reach the operator
+ * typed, with no text round trip: an integer (or an integral float such as 3.0) is an integer,
+ * true/false a bool, null None and an array of integers a tuple; a string is CVM attribute text,
+ * passed through unchanged and parsed by the operator ("(3, 3)", "True", "NEAREST_NEIGHBOR").
+ * An operator accepts a typed value wherever it accepts that value's CVM text ("10", "True",
+ * "None", "(a, b)"): an integer where a tuple is expected is a 1-tuple, 0 and 1 are bools; a
+ * value of the wrong kind is a logic error showing that text. Other values (objects, nested
+ * arrays, non-integral floats, integers beyond int64) are a logic error naming the key; so is
+ * malformed JSON. If a key repeats, the last value wins.
  *
  * On success *outputs points to *num_outputs new handles; the caller owns each and frees it with
  * CVMArrayFree. The array of handles itself is thread-local storage owned by the library, valid

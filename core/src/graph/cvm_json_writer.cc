@@ -60,7 +60,7 @@ std::string op_attrs_text(const Graph& g, uint32_t nid) {
   const Node& n = g.nodes[nid];
   json j = json::object();
   if (!n.is_variable()) {
-    for (const auto& [key, value] : n.attrs) j[key] = value;
+    for (const auto& [key, value] : n.attrs) j[key] = value.text();
   }
   return dump(j, graph::node_ref(g, nid) + "attributes: ");
 }

@@ -51,7 +51,8 @@ void build_toc(fb::FlatBufferBuilder& b, const Model& model, const SaveOptions& 
   for (const Node& n : g.nodes) {
     std::vector<fb::Offset<schema::ModelAttr>> attrs;
     for (const auto& [key, value] : n.attrs) {  // std::map: byte-wise key order
-      attrs.push_back(schema::CreateModelAttr(b, b.CreateString(key), b.CreateString(value)));
+      attrs.push_back(
+          schema::CreateModelAttr(b, b.CreateString(key), b.CreateString(value.text())));
     }
     std::vector<fb::Offset<schema::GraphEntry>> outputs;
     for (uint32_t k = 0; k < n.num_outputs; ++k) {
