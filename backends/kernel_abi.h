@@ -109,7 +109,16 @@ struct KernelCall {
   const void* prepacked = nullptr;
 };
 
-using KernelFn = void (*)(const KernelCall& call);
+// What a kernel did with a call. A kernel declines a call it cannot take (an operand range,
+// a stride, a shape or a scratch size outside what its path handles) before it writes any
+// output, and the op layer then runs the next entry of the node's chain (the scalar reference
+// last, which takes every call). Declining never changes results, only which kernel runs.
+enum class KernelStatus : int32_t {
+  kDone = 0,
+  kDeclined = 1,
+};
+
+using KernelFn = KernelStatus (*)(const KernelCall& call);
 
 // Packs a constant weight for later calls of one kernel entry (KernelCall::prepacked): for
 // conv2d and dense the weight is inputs[1] and `params` the family's params struct as a call
@@ -138,15 +147,25 @@ constexpr const char* kCpuFeatureNames[] = {"avx2",       "fma",      "avx512f",
                                             "avxvnni",    "amx-tile", "amx-int8"};
 constexpr int kNumCpuFeatures = sizeof(kCpuFeatureNames) / sizeof(kCpuFeatureNames[0]);
 
-// One line of a backend's table: which op, for which output element type, how, and by what.
+// Whether a kernel entry suits a call of these input shapes, for ordering a node's chain when
+// a session is made (null: it suits every call). An entry that does not suit a node is not
+// removed: it moves behind the entries that do, so results never depend on the answer. Used
+// where a measured crossover says another entry is faster (e.g. a one-row dense). Never throws.
+using SuitsFn = bool (*)(const TensorView* inputs, int32_t num_inputs);
+
+// One line of a backend's table: its name, which op and element type, the function, the CPU
+// features it needs and its optional weight packer and shape preference.
 struct KernelEntry {
-  const char* op;              // op name as the op layer dispatches it, e.g. "add"
+  // "what__how", unique across every table: the op and operand types, then the backend and
+  // ISA, e.g. "add_i32__scalar", "conv2d_i8i32__avx512vnni", "dense_i32__wasm_simd128".
+  const char* name;
+  const char* op;              // kernel op as operators request it, e.g. "add", "reduce_sum"
   ElemType dtype;              // element type of the first input (of the first output for an
                                // op without inputs, e.g. fill), or kAny
-  const char* variant;         // how: "ref", "avx2", "avx512", ...
   KernelFn fn;                 // the kernel
   uint32_t required_features;  // CpuFeature bits that must all be present
   PrepackFn prepack = nullptr;  // packs constant weights for `fn` (null: it takes none)
+  SuitsFn suits = nullptr;      // shape preference (null: suits every call)
 };
 
 // A backend: its name, its kernels, and whether it can run on this machine at all.

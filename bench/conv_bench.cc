@@ -234,7 +234,11 @@ void call_kernel(kernel::KernelFn fn, const Work& w, Operands& o,
   const kernel::ParallelFor par = threads::kernel_parallel_for();
   call.parallel = par.num_threads > 1 ? &par : nullptr;
   call.prepacked = prepacked;
-  fn(call);
+  // A kernel timed on a call it declines would time nothing: the workloads are all in range.
+  if (fn(call) != kernel::KernelStatus::kDone) {
+    std::fprintf(stderr, "conv_bench: a kernel declined workload %s\n", w.name.c_str());
+    std::exit(1);
+  }
 }
 
 // The weight of `o` packed by entry `e` (empty when it has no prepack or declines).
@@ -274,7 +278,7 @@ double time_median(F&& f, double budget) {
 struct Row {
   const Work* work;
   double scalar = 0;             // seconds, 1 thread
-  std::vector<std::string> isa;  // variant names
+  std::vector<std::string> isa;  // the entries' how (the part of the name after "__")
   std::vector<double> t1, t2;    // seconds per variant at 1 and 2 threads
   double run_op = 0;             // best backend through run_op, 1 thread
 };
@@ -354,7 +358,8 @@ int main(int argc, char** argv) {
       std::vector<uint8_t> packed;
       if (prepacked) packed = prepack_weight(*e, w, o);
       const void* pp = aligned64(packed);
-      r.isa.push_back(std::string(e->variant) + (pp ? "+pp" : ""));
+      const char* how = std::strstr(e->name, "__");
+      r.isa.push_back(std::string(how == nullptr ? e->name : how + 2) + (pp ? "+pp" : ""));
       set_num_threads(1);
       r.t1.push_back(time_median([&] { call_kernel(e->fn, w, o, pp); }, budget));
       set_num_threads(2);

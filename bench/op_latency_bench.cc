@@ -5,6 +5,7 @@
 // Each workload runs through the public operator API (cvm::run_op) on backend "scalar" and on
 // the best compiled backend, with one thread. One JSON line per (workload, backend):
 //   {"name", "op", "backend", "kernel", "ms_median", "cpu_ms_median", "iters", "checksum"}
+// where "kernel" names the table entries that took the calls (what__how, from the tables).
 // with the median wall and thread CPU time of one call (CPU time is the steadier figure on a
 // loaded machine, where a long call loses time slices to other processes), and checksum the
 // FNV-1a 64 of the output bytes in hex. bench/wasm_bench.mjs prints the same checksum and
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "attrs_json.h"
+#include "op_def.h"
 #include "cvm/ndarray.h"
 #include "cvm/op.h"
 #include "cvm/registry.h"
@@ -106,13 +108,20 @@ Timing time_op(const std::string& op, const std::vector<cvm::NDArray>& in,
   return {median(wall), median(cpu), static_cast<int>(wall.size())};
 }
 
-std::string kernel_of(const json& w) {
-  try {
-    return cvm::resolve_kernel(w.value("kernel", w.at("op").get<std::string>()),
-                               cvm::DataType::Int(32));
-  } catch (const std::exception&) {
-    return "";
+// The table entries that took the workload's kernel calls on `backend` ("conv2d_i16i32__avx2",
+// or "copy_any__scalar+cast_any__scalar" for an operator calling two), found by binding its
+// kernels the way a session does and running it once.
+std::string kernels_ran(const std::string& op_name, const std::vector<cvm::NDArray>& in,
+                        const cvm::AttrMap& attrs, const std::string& backend) {
+  const cvm::ops::OpDef* op = cvm::ops::find_op(op_name);
+  if (op == nullptr) return "";
+  cvm::ops::NodeKernels kernels;
+  cvm::ops::run_bound(*op, in, attrs, cvm::chain_policy(backend), &kernels);
+  std::string names;
+  for (const cvm::KernelChain& c : kernels.chains) {
+    if (c.last_ran != nullptr) names += (names.empty() ? "" : "+") + std::string(c.last_ran->name);
   }
+  return names;
 }
 
 int usage() {
@@ -151,7 +160,7 @@ int run(const std::string& path, const std::string& filter, bool quick) {
       json line = {{"name", name},
                    {"op", op},
                    {"backend", backend},
-                   {"kernel", kernel_of(w)},
+                   {"kernel", kernels_ran(op, in, attrs, backend)},
                    {"ms_median", t.ms_median},
                    {"cpu_ms_median", t.cpu_ms_median},
                    {"iters", t.iters},

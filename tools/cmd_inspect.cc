@@ -1,5 +1,6 @@
-// cvmrt inspect: a model's nodes (op, shapes, precisions, cost), its cost and its memory plan; or
-// (--system) the CPU, ISA level, threads and kernels this process would run with.
+// cvmrt inspect: a model's nodes (op, shapes, precisions, cost), the kernels each would run with,
+// its cost and its memory plan; or (--system) the CPU, ISA level, threads and kernels this
+// process would run with.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -45,6 +46,31 @@ std::string io_desc(const TensorInfo& t) {
          " (" + t.io_dtype.name() + ")";
 }
 
+// Per operator node, the chain of kernels a session binds it to, and why entries are missing or
+// moved: what will run, with nothing falling back silently.
+void print_kernels(const std::shared_ptr<const Model>& model, const std::string& backend) {
+  const Session session(model, SessionOptions{backend});
+  std::cout << "\nkernels (backend " << session.backend()
+            << "; per node the entries tried in order, the first that takes the call runs):\n";
+  std::vector<std::vector<std::string>> rows;
+  for (const NodeKernelPlan& node : session.kernel_plan()) {
+    for (size_t i = 0; i < node.chains.size(); ++i) {
+      const NodeKernelPlan::Chain& c = node.chains[i];
+      std::string chain;
+      for (const std::string& e : c.entries) {
+        chain += (chain.empty() ? "" : " > ") + e + (e == c.packed_for ? " (weight packed)" : "");
+      }
+      rows.push_back({i == 0 ? node.node : "", i == 0 ? node.op : "", chain});
+      for (const std::string& note : c.notes) rows.push_back({"", "", "  " + note});
+    }
+  }
+  for (const auto& row : rows) {
+    std::cout << "  " << row[0] << std::string(row[0].size() < 24 ? 24 - row[0].size() : 1, ' ')
+              << row[1] << std::string(row[1].size() < 16 ? 16 - row[1].size() : 1, ' ') << row[2]
+              << "\n";
+  }
+}
+
 void print_system() {
   SystemInfo info = system_info();
   if (threads_option() > 0) info.threads_source = "--threads";
@@ -52,7 +78,7 @@ void print_system() {
 }
 
 int run_inspect(const std::vector<std::string>& words) {
-  Args args("inspect", words, {{"params"}, {"system", false}}, 0, 1);
+  Args args("inspect", words, {{"params"}, {"backend"}, {"system", false}}, 0, 1);
   const bool system = args.has("system");
   if (!system && args.positional().empty()) throw UsageError("missing argument");
   if (system && args.positional().empty()) {
@@ -128,6 +154,7 @@ int run_inspect(const std::vector<std::string>& words) {
     std::cout << "          CVM storage_id pool: " << with_commas(model->storage_id_bytes())
               << " bytes\n";
   }
+  print_kernels(model, args.get("backend", "auto"));
   if (system) {
     std::cout << "\nsystem:\n";
     print_system();
@@ -139,7 +166,7 @@ int run_inspect(const std::vector<std::string>& words) {
 
 const Command kInspectCommand = {
     "inspect", "a model's nodes, shapes, cost and memory plan; --system: CPU, ISA, threads",
-    "usage: cvmrt inspect MODEL [--params P] [--system]\n"
+    "usage: cvmrt inspect MODEL [--params P] [--backend B] [--system]\n"
     "       cvmrt inspect --system\n"
     "\n"
     "Verifies MODEL (a cvmrt model file, or a CVM graph JSON with --params) and prints:\n"
@@ -149,9 +176,14 @@ const Command kInspectCommand = {
     "  - the input, the outputs and the CVMAPIInference byte layout;\n"
     "  - the cost: ops, mem (5 x elements of every variable and op output), total;\n"
     "  - the memory plan: planned bytes (params + one session's activations after\n"
-    "    liveness-based reuse) against unplanned bytes (every entry on its own) and the saving.\n"
+    "    liveness-based reuse) against unplanned bytes (every entry on its own) and the saving;\n"
+    "  - per node, the kernels a session binds it to, in the order they are tried (what__how\n"
+    "    names; the first that takes the call runs, the scalar reference last), the entry its\n"
+    "    constant weight is packed for, and why the backend's other entries are skipped\n"
+    "    (CPU features) or moved (shape preference).\n"
     "\n"
     "  --params P   the params of a CVM graph JSON (legacy CVM or cvmrt format)\n"
+    "  --backend B  the backend whose kernels head the chains (default: auto, the best)\n"
     "  --system     report what this process runs with (after the model's report, if any):\n"
     "               the CPU and its features, the x86 ISA level chosen and the CVMRT_ISA cap,\n"
     "               whether AMX was permitted, the thread count and where it comes from\n"

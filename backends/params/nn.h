@@ -17,7 +17,7 @@ struct Conv2dParams {
   int64_t dilation_h, dilation_w;
   int64_t groups;
   // Scratch the kernel may ask for (kernel_abi.h); null: none. The reference asks for none;
-  // the x86 kernels repack operands into it, and run the reference without it.
+  // the x86 kernels repack operands into it, and decline the call without it.
   const Scratch* scratch;
 };
 

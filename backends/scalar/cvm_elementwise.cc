@@ -41,12 +41,13 @@ void map_i32(const KernelCall& call, const Fn& fn_in) {
 
 }  // namespace
 
-void relu(const KernelCall& call) {
+KernelStatus relu(const KernelCall& call) {
   map_elements<int32_t, int32_t, 1>(call, [](int32_t x) { return x > 0 ? x : 0; });
+  return KernelStatus::kDone;
 }
 
 // Bit length of |x|, at least 1; |INT32_MIN| = 2^31 has 32 bits.
-void cvm_precision(const KernelCall& call) {
+KernelStatus cvm_precision(const KernelCall& call) {
   map_elements<int32_t, int32_t, 1>(call, [](int32_t x) {
     uint32_t mag = x < 0 ? 0u - static_cast<uint32_t>(x) : static_cast<uint32_t>(x);
     int32_t bits = 1;
@@ -56,16 +57,18 @@ void cvm_precision(const KernelCall& call) {
     }
     return bits;
   });
+  return KernelStatus::kDone;
 }
 
-void clip(const KernelCall& call) {
+KernelStatus clip(const KernelCall& call) {
   const Clamp clamp(*static_cast<const CvmClampParams*>(call.params));
   map_i32(call, [clamp](int32_t x) { return clamp(x); });
+  return KernelStatus::kDone;
 }
 
 // ((x >> (s-1)) + 1) >> 1 with arithmetic shifts: rounds half toward +infinity. s - 1 <= 31,
 // so every shift is in range for int32.
-void cvm_right_shift(const KernelCall& call) {
+KernelStatus cvm_right_shift(const KernelCall& call) {
   const auto& p = *static_cast<const CvmClampParams*>(call.params);
   const Clamp clamp(p);
   const int32_t s1 = p.shift - 1;
@@ -75,10 +78,11 @@ void cvm_right_shift(const KernelCall& call) {
     const int32_t t = wrap_add<int32_t>(x >> s1, 1);
     return clamp(t >> 1);
   });
+  return KernelStatus::kDone;
 }
 
 // x << s wrapping to 32 bits (s = 32 gives 0, so no shift is out of range).
-void cvm_left_shift(const KernelCall& call) {
+KernelStatus cvm_left_shift(const KernelCall& call) {
   const auto& p = *static_cast<const CvmClampParams*>(call.params);
   const Clamp clamp(p);
   const int32_t shift = p.shift;
@@ -86,6 +90,7 @@ void cvm_left_shift(const KernelCall& call) {
     const uint32_t v = shift >= 32 ? 0u : static_cast<uint32_t>(x) << shift;
     return clamp(static_cast<int32_t>(v));
   });
+  return KernelStatus::kDone;
 }
 
 }  // namespace scalar

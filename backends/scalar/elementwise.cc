@@ -140,32 +140,38 @@ T sign_bit_op(T x) {
 }  // namespace
 
 template <ElemType T>
-void add(const KernelCall& call) {
+KernelStatus add(const KernelCall& call) {
   arith<T>(call, AddOp{});
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void sub(const KernelCall& call) {
+KernelStatus sub(const KernelCall& call) {
   arith<T>(call, SubOp{});
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void mul(const KernelCall& call) {
+KernelStatus mul(const KernelCall& call) {
   arith<T>(call, MulOp{});
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void div(const KernelCall& call) {
+KernelStatus div(const KernelCall& call) {
   arith<T>(call, DivOp{});
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void maximum(const KernelCall& call) {
+KernelStatus maximum(const KernelCall& call) {
   extremum<true, T>(call);
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void minimum(const KernelCall& call) {
+KernelStatus minimum(const KernelCall& call) {
   extremum<false, T>(call);
+  return KernelStatus::kDone;
 }
 
 template <ElemType E>
-void negative(const KernelCall& call) {
+KernelStatus negative(const KernelCall& call) {
   using T = ElemT<E>;
   map_elements<T, T, 1>(call, [](T x) {
     if constexpr (std::is_integral_v<T>)
@@ -173,9 +179,10 @@ void negative(const KernelCall& call) {
     else
       return sign_bit_op<true>(x);
   });
+  return KernelStatus::kDone;
 }
 template <ElemType E>
-void abs(const KernelCall& call) {
+KernelStatus abs(const KernelCall& call) {
   using T = ElemT<E>;
   map_elements<T, T, 1>(call, [](T x) {
     if constexpr (std::is_integral_v<T>)
@@ -183,52 +190,59 @@ void abs(const KernelCall& call) {
     else
       return sign_bit_op<false>(x);
   });
+  return KernelStatus::kDone;
 }
 
 template <ElemType T>
-void equal(const KernelCall& call) {
+KernelStatus equal(const KernelCall& call) {
   compare<T>(call, [](auto a, auto b) { return a == b; });
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void not_equal(const KernelCall& call) {
+KernelStatus not_equal(const KernelCall& call) {
   compare<T>(call, [](auto a, auto b) { return a != b; });
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void less(const KernelCall& call) {
+KernelStatus less(const KernelCall& call) {
   compare<T>(call, [](auto a, auto b) { return a < b; });
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void less_equal(const KernelCall& call) {
+KernelStatus less_equal(const KernelCall& call) {
   compare<T>(call, [](auto a, auto b) { return a <= b; });
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void greater(const KernelCall& call) {
+KernelStatus greater(const KernelCall& call) {
   compare<T>(call, [](auto a, auto b) { return a > b; });
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void greater_equal(const KernelCall& call) {
+KernelStatus greater_equal(const KernelCall& call) {
   compare<T>(call, [](auto a, auto b) { return a >= b; });
+  return KernelStatus::kDone;
 }
 
-#define CVM_INSTANTIATE_COMPARE(E)                          \
-  template void equal<ElemType::E>(const KernelCall&);      \
-  template void not_equal<ElemType::E>(const KernelCall&);  \
-  template void less<ElemType::E>(const KernelCall&);       \
-  template void less_equal<ElemType::E>(const KernelCall&); \
-  template void greater<ElemType::E>(const KernelCall&);    \
-  template void greater_equal<ElemType::E>(const KernelCall&);
-#define CVM_INSTANTIATE_NUMERIC(E)                       \
-  CVM_INSTANTIATE_COMPARE(E)                             \
-  template void add<ElemType::E>(const KernelCall&);     \
-  template void sub<ElemType::E>(const KernelCall&);     \
-  template void mul<ElemType::E>(const KernelCall&);     \
-  template void div<ElemType::E>(const KernelCall&);     \
-  template void maximum<ElemType::E>(const KernelCall&); \
-  template void minimum<ElemType::E>(const KernelCall&);
-#define CVM_INSTANTIATE_SIGNED(E)                         \
-  CVM_INSTANTIATE_NUMERIC(E)                              \
-  template void negative<ElemType::E>(const KernelCall&); \
-  template void abs<ElemType::E>(const KernelCall&);
+#define CVM_INSTANTIATE_COMPARE(E)                                  \
+  template KernelStatus equal<ElemType::E>(const KernelCall&);      \
+  template KernelStatus not_equal<ElemType::E>(const KernelCall&);  \
+  template KernelStatus less<ElemType::E>(const KernelCall&);       \
+  template KernelStatus less_equal<ElemType::E>(const KernelCall&); \
+  template KernelStatus greater<ElemType::E>(const KernelCall&);    \
+  template KernelStatus greater_equal<ElemType::E>(const KernelCall&);
+#define CVM_INSTANTIATE_NUMERIC(E)                               \
+  CVM_INSTANTIATE_COMPARE(E)                                     \
+  template KernelStatus add<ElemType::E>(const KernelCall&);     \
+  template KernelStatus sub<ElemType::E>(const KernelCall&);     \
+  template KernelStatus mul<ElemType::E>(const KernelCall&);     \
+  template KernelStatus div<ElemType::E>(const KernelCall&);     \
+  template KernelStatus maximum<ElemType::E>(const KernelCall&); \
+  template KernelStatus minimum<ElemType::E>(const KernelCall&);
+#define CVM_INSTANTIATE_SIGNED(E)                                 \
+  CVM_INSTANTIATE_NUMERIC(E)                                      \
+  template KernelStatus negative<ElemType::E>(const KernelCall&); \
+  template KernelStatus abs<ElemType::E>(const KernelCall&);
 CVM_INSTANTIATE_SIGNED(kInt8)
 CVM_INSTANTIATE_SIGNED(kInt16)
 CVM_INSTANTIATE_SIGNED(kInt32)

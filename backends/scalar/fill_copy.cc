@@ -9,7 +9,7 @@ namespace cvm {
 namespace kernel {
 namespace scalar {
 
-void fill(const KernelCall& call) {
+KernelStatus fill(const KernelCall& call) {
   const TensorView* views[1] = {&call.outputs[0]};
   const auto& p = *static_cast<const FillParams*>(call.params);
   const size_t esize = elem_size(call.outputs[0].type);
@@ -17,9 +17,10 @@ void fill(const KernelCall& call) {
     char* out = ptr[0];
     for (int64_t i = 0; i < n; ++i, out += step[0]) std::memcpy(out, p.value, esize);
   });
+  return KernelStatus::kDone;
 }
 
-void copy(const KernelCall& call) {
+KernelStatus copy(const KernelCall& call) {
   const TensorView* views[2] = {&call.outputs[0], &call.inputs[0]};
   const size_t esize = elem_size(call.outputs[0].type);
   for_each_row(views, [&](char* const* ptr, int64_t n, const int64_t* step) {
@@ -32,6 +33,7 @@ void copy(const KernelCall& call) {
     const char* in = ptr[1];
     for (int64_t i = 0; i < n; ++i, out += step[0], in += step[1]) std::memcpy(out, in, esize);
   });
+  return KernelStatus::kDone;
 }
 
 namespace {
@@ -53,12 +55,13 @@ void cast_rows(const KernelCall& call) {
 
 }  // namespace
 
-void cast(const KernelCall& call) {
+KernelStatus cast(const KernelCall& call) {
   visit_elem_type(call.outputs[0].type, [&](auto dst) {
     visit_elem_type(call.inputs[0].type, [&](auto src) {
       cast_rows<ElemT<decltype(dst)::value>, ElemT<decltype(src)::value>>(call);
     });
   });
+  return KernelStatus::kDone;
 }
 
 }  // namespace scalar

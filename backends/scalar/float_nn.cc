@@ -77,11 +77,17 @@ void for_each_index(const TensorView& out, const TensorView& in, int skip, Body&
 
 }  // namespace
 
-void conv2d_f32(const KernelCall& call) { conv2d_nchw<SequentialFloat32>(call); }
+KernelStatus conv2d_f32(const KernelCall& call) {
+  conv2d_nchw<SequentialFloat32>(call);
+  return KernelStatus::kDone;
+}
 
-void dense_f32(const KernelCall& call) { dense_rows<SequentialFloat32>(call); }
+KernelStatus dense_f32(const KernelCall& call) {
+  dense_rows<SequentialFloat32>(call);
+  return KernelStatus::kDone;
+}
 
-void max_pool2d_f32(const KernelCall& call) {
+KernelStatus max_pool2d_f32(const KernelCall& call) {
   const auto& p = *static_cast<const MaxPool2dParams*>(call.params);
   const TensorView& x = call.inputs[0];
   const TensorView& y = call.outputs[0];
@@ -99,9 +105,10 @@ void max_pool2d_f32(const KernelCall& call) {
     }
     *out_at<float>(y, win.n, win.c, win.oh, win.ow) = nan ? canonical_nan<float>() : best;
   });
+  return KernelStatus::kDone;
 }
 
-void avg_pool2d_f32(const KernelCall& call) {
+KernelStatus avg_pool2d_f32(const KernelCall& call) {
   const auto& p = *static_cast<const AvgPool2dParams*>(call.params);
   const TensorView& x = call.inputs[0];
   const TensorView& y = call.outputs[0];
@@ -124,39 +131,44 @@ void avg_pool2d_f32(const KernelCall& call) {
     *out_at<float>(y, win.n, win.c, win.oh, win.ow) =
         divisor == 0 ? 0.0f : result(sum / static_cast<float>(divisor));
   });
+  return KernelStatus::kDone;
 }
 
-void relu_f32(const KernelCall& call) {
+KernelStatus relu_f32(const KernelCall& call) {
   map_elements<float, float, 1>(call, [](float x) {
     if (std::isnan(x)) return canonical_nan<float>();
     return x > 0.0f ? x : 0.0f;  // relu(-0.0) = +0.0
   });
+  return KernelStatus::kDone;
 }
 
-void leaky_relu_f32(const KernelCall& call) {
+KernelStatus leaky_relu_f32(const KernelCall& call) {
   const float alpha = static_cast<const LeakyReluParams*>(call.params)->alpha;
   map_elements<float, float, 1>(call, [alpha](float x) {
     if (std::isnan(x)) return canonical_nan<float>();
     return result(x < 0.0f ? x * alpha : x);  // -inf * 0 is NaN
   });
+  return KernelStatus::kDone;
 }
 
-void clamp_f32(const KernelCall& call) {
+KernelStatus clamp_f32(const KernelCall& call) {
   const ClampParams p = *static_cast<const ClampParams*>(call.params);
   map_elements<float, float, 1>(call, [p](float x) {
     if (std::isnan(x)) return canonical_nan<float>();
     return x < p.lo ? p.lo : (x > p.hi ? p.hi : x);
   });
+  return KernelStatus::kDone;
 }
 
-void sigmoid_f32(const KernelCall& call) {
+KernelStatus sigmoid_f32(const KernelCall& call) {
   map_elements<float, float, 1>(call, [](float x) {
     const double e = det_exp(-static_cast<double>(x));
     return result(static_cast<float>(1.0 / (1.0 + e)));
   });
+  return KernelStatus::kDone;
 }
 
-void softmax_f32(const KernelCall& call) {
+KernelStatus softmax_f32(const KernelCall& call) {
   const int axis = static_cast<const SoftmaxParams*>(call.params)->axis;
   const TensorView& x = call.inputs[0];
   const TensorView& y = call.outputs[0];
@@ -185,12 +197,14 @@ void softmax_f32(const KernelCall& call) {
       yp[i * ys] = result(static_cast<float>(e / s));
     }
   });
+  return KernelStatus::kDone;
 }
 
 // Elements move as 4 raw bytes (float32 or int32 alike), never as typed values.
-void pad_b32(const KernelCall& call) {
+KernelStatus pad_b32(const KernelCall& call) {
   const uint32_t value = static_cast<const PadParams*>(call.params)->value_bits;
   for_each_pad_row(call, [&](const PadRow& r) { pad_row_elements(r, value); });
+  return KernelStatus::kDone;
 }
 
 }  // namespace scalar

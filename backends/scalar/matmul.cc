@@ -31,7 +31,7 @@ Acc multiply_add(Acc acc, T x, T y) {
 // Views: outputs[0] (B..., M, N), inputs[0] (B..., M, K), inputs[1] (B..., K, N), all of the
 // same ndim >= 2 with equal batch extents (broadcast batch dimensions have stride 0).
 template <ElemType E>
-void matmul(const KernelCall& call) {
+KernelStatus matmul(const KernelCall& call) {
   using T = ElemT<E>;
   using Acc = std::conditional_t<E == ElemType::kInt8, int32_t, T>;
   const TensorView& out = call.outputs[0];
@@ -40,7 +40,7 @@ void matmul(const KernelCall& call) {
   const int nd = out.ndim;
   const int batch_dims = nd - 2;
   for (int d = 0; d < nd; ++d) {
-    if (out.shape[d] == 0) return;
+    if (out.shape[d] == 0) return KernelStatus::kDone;
   }
   const int64_t m = out.shape[nd - 2], n = out.shape[nd - 1], k = a.shape[nd - 1];
   const int64_t a_row = a.strides[nd - 2], a_col = a.strides[nd - 1];
@@ -74,14 +74,14 @@ void matmul(const KernelCall& call) {
       if (++index[d] < out.shape[d]) break;
       index[d] = 0;
     }
-    if (d < 0) return;
+    if (d < 0) return KernelStatus::kDone;
   }
 }
 
-template void matmul<ElemType::kInt8>(const KernelCall&);
-template void matmul<ElemType::kInt32>(const KernelCall&);
-template void matmul<ElemType::kFloat32>(const KernelCall&);
-template void matmul<ElemType::kFloat64>(const KernelCall&);
+template KernelStatus matmul<ElemType::kInt8>(const KernelCall&);
+template KernelStatus matmul<ElemType::kInt32>(const KernelCall&);
+template KernelStatus matmul<ElemType::kFloat32>(const KernelCall&);
+template KernelStatus matmul<ElemType::kFloat64>(const KernelCall&);
 
 }  // namespace scalar
 }  // namespace kernel

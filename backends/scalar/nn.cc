@@ -26,11 +26,17 @@ struct WrappingInt32 {
 
 }  // namespace
 
-void conv2d_i32(const KernelCall& call) { conv2d_nchw<WrappingInt32>(call); }
+KernelStatus conv2d_i32(const KernelCall& call) {
+  conv2d_nchw<WrappingInt32>(call);
+  return KernelStatus::kDone;
+}
 
-void dense_i32(const KernelCall& call) { dense_rows<WrappingInt32>(call); }
+KernelStatus dense_i32(const KernelCall& call) {
+  dense_rows<WrappingInt32>(call);
+  return KernelStatus::kDone;
+}
 
-void max_pool2d_i32(const KernelCall& call) {
+KernelStatus max_pool2d_i32(const KernelCall& call) {
   const auto& p = *static_cast<const MaxPool2dParams*>(call.params);
   const TensorView& x = call.inputs[0];
   const TensorView& y = call.outputs[0];
@@ -43,9 +49,10 @@ void max_pool2d_i32(const KernelCall& call) {
     }
     *out_at<int32_t>(y, win.n, win.c, win.oh, win.ow) = best;
   });
+  return KernelStatus::kDone;
 }
 
-void upsampling_i32(const KernelCall& call) {
+KernelStatus upsampling_i32(const KernelCall& call) {
   const auto& p = *static_cast<const UpsamplingParams*>(call.params);
   const TensorView& x = call.inputs[0];
   const TensorView& y = call.outputs[0];
@@ -58,6 +65,7 @@ void upsampling_i32(const KernelCall& call) {
       }
     }
   }
+  return KernelStatus::kDone;
 }
 
 }  // namespace scalar

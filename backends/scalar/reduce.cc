@@ -204,7 +204,7 @@ void extreme_kernel(const KernelCall& call) {
 }  // namespace
 
 template <ElemType E>
-void reduce_sum(const KernelCall& call) {
+KernelStatus reduce_sum(const KernelCall& call) {
   using T = ElemT<E>;
   for_each_output(call, [&](char* out, const char* in) {
     if constexpr (std::is_integral_v<T>) {
@@ -213,10 +213,11 @@ void reduce_sum(const KernelCall& call) {
       store(out, narrow<T>(float_sum<T>(call, in)));
     }
   });
+  return KernelStatus::kDone;
 }
 
 template <ElemType E>
-void reduce_mean(const KernelCall& call) {
+KernelStatus reduce_mean(const KernelCall& call) {
   using T = ElemT<E>;
   const int64_t n = block_size(call);
   for_each_output(call, [&](char* out, const char* in) {
@@ -230,20 +231,23 @@ void reduce_mean(const KernelCall& call) {
       store(out, narrow<T>(float_sum<T>(call, in) / static_cast<A>(n)));
     }
   });
+  return KernelStatus::kDone;
 }
 
 template <ElemType E>
-void reduce_max(const KernelCall& call) {
+KernelStatus reduce_max(const KernelCall& call) {
   extreme_kernel<E, true>(call);
+  return KernelStatus::kDone;
 }
 
 template <ElemType E>
-void reduce_min(const KernelCall& call) {
+KernelStatus reduce_min(const KernelCall& call) {
   extreme_kernel<E, false>(call);
+  return KernelStatus::kDone;
 }
 
 template <ElemType E>
-void argmax(const KernelCall& call) {
+KernelStatus argmax(const KernelCall& call) {
   using T = ElemT<E>;
   for_each_output(call, [&](char* out, const char* in) {
     int64_t pos;
@@ -251,14 +255,15 @@ void argmax(const KernelCall& call) {
     find_extreme<true, T>(call, in, nullptr, &pos, &best);
     store(out, pos < 0 ? int64_t(0) : pos);
   });
+  return KernelStatus::kDone;
 }
 
-#define CVM_INSTANTIATE(E)                                   \
-  template void reduce_sum<ElemType::E>(const KernelCall&);  \
-  template void reduce_mean<ElemType::E>(const KernelCall&); \
-  template void reduce_max<ElemType::E>(const KernelCall&);  \
-  template void reduce_min<ElemType::E>(const KernelCall&);  \
-  template void argmax<ElemType::E>(const KernelCall&);
+#define CVM_INSTANTIATE(E)                                           \
+  template KernelStatus reduce_sum<ElemType::E>(const KernelCall&);  \
+  template KernelStatus reduce_mean<ElemType::E>(const KernelCall&); \
+  template KernelStatus reduce_max<ElemType::E>(const KernelCall&);  \
+  template KernelStatus reduce_min<ElemType::E>(const KernelCall&);  \
+  template KernelStatus argmax<ElemType::E>(const KernelCall&);
 CVM_INSTANTIATE(kInt8)
 CVM_INSTANTIATE(kInt16)
 CVM_INSTANTIATE(kInt32)

@@ -9,86 +9,84 @@ namespace {
 using E = ElemType;
 namespace s = scalar;
 
-#define CVM_ARITH(T) \
-  {"add", E::T, "ref", s::add<E::T>, kCpuNone}, \
-  {"sub", E::T, "ref", s::sub<E::T>, kCpuNone}, \
-  {"mul", E::T, "ref", s::mul<E::T>, kCpuNone},
+// One line of a dtype-templated kernel s::op<E::T>, named "op_t__scalar" (t: the short dtype).
+#define CVM_TYPED(op, T, t) {#op "_" #t "__scalar", #op, E::T, s::op<E::T>, kCpuNone}
+
+#define CVM_ARITH(T, t) CVM_TYPED(add, T, t), CVM_TYPED(sub, T, t), CVM_TYPED(mul, T, t),
 
 const KernelEntry kEntries[] = {
-    {"fill", E::kAny, "ref", s::fill, kCpuNone},
-    {"copy", E::kAny, "ref", s::copy, kCpuNone},
-    {"cast", E::kAny, "ref", s::cast, kCpuNone},
-    CVM_ARITH(kInt8) CVM_ARITH(kInt16) CVM_ARITH(kInt32) CVM_ARITH(kInt64)
-    CVM_ARITH(kUInt8) CVM_ARITH(kUInt16) CVM_ARITH(kUInt32) CVM_ARITH(kUInt64)
-    CVM_ARITH(kFloat16) CVM_ARITH(kBFloat16) CVM_ARITH(kFloat32) CVM_ARITH(kFloat64)
+    {"fill_any__scalar", "fill", E::kAny, s::fill, kCpuNone},
+    {"copy_any__scalar", "copy", E::kAny, s::copy, kCpuNone},
+    {"cast_any__scalar", "cast", E::kAny, s::cast, kCpuNone},
+    CVM_ARITH(kInt8, i8) CVM_ARITH(kInt16, i16) CVM_ARITH(kInt32, i32) CVM_ARITH(kInt64, i64)
+    CVM_ARITH(kUInt8, u8) CVM_ARITH(kUInt16, u16) CVM_ARITH(kUInt32, u32) CVM_ARITH(kUInt64, u64)
+    CVM_ARITH(kFloat16, f16) CVM_ARITH(kBFloat16, bf16)
+    CVM_ARITH(kFloat32, f32) CVM_ARITH(kFloat64, f64)
     // ---- elementwise and broadcast (cvm_elementwise.cc, elementwise.cc) ----
-#define CVM_COMPARE(T) \
-  {"equal", E::T, "ref", s::equal<E::T>, kCpuNone}, \
-  {"not_equal", E::T, "ref", s::not_equal<E::T>, kCpuNone}, \
-  {"less", E::T, "ref", s::less<E::T>, kCpuNone}, \
-  {"less_equal", E::T, "ref", s::less_equal<E::T>, kCpuNone}, \
-  {"greater", E::T, "ref", s::greater<E::T>, kCpuNone}, \
-  {"greater_equal", E::T, "ref", s::greater_equal<E::T>, kCpuNone},
-#define CVM_NUMERIC(T) CVM_COMPARE(T) \
-  {"div", E::T, "ref", s::div<E::T>, kCpuNone}, \
-  {"maximum", E::T, "ref", s::maximum<E::T>, kCpuNone}, \
-  {"minimum", E::T, "ref", s::minimum<E::T>, kCpuNone},
-#define CVM_SIGNED(T) CVM_NUMERIC(T) \
-  {"negative", E::T, "ref", s::negative<E::T>, kCpuNone}, \
-  {"abs", E::T, "ref", s::abs<E::T>, kCpuNone},
-    CVM_SIGNED(kInt8) CVM_SIGNED(kInt16) CVM_SIGNED(kInt32) CVM_SIGNED(kInt64)
-    CVM_NUMERIC(kUInt8) CVM_NUMERIC(kUInt16) CVM_NUMERIC(kUInt32) CVM_NUMERIC(kUInt64)
-    CVM_SIGNED(kFloat16) CVM_SIGNED(kBFloat16) CVM_SIGNED(kFloat32) CVM_SIGNED(kFloat64)
-    CVM_COMPARE(kBool)
+#define CVM_COMPARE(T, t)                                                    \
+  CVM_TYPED(equal, T, t), CVM_TYPED(not_equal, T, t), CVM_TYPED(less, T, t), \
+  CVM_TYPED(less_equal, T, t), CVM_TYPED(greater, T, t), CVM_TYPED(greater_equal, T, t),
+#define CVM_NUMERIC(T, t) CVM_COMPARE(T, t) \
+  CVM_TYPED(div, T, t), CVM_TYPED(maximum, T, t), CVM_TYPED(minimum, T, t),
+#define CVM_SIGNED(T, t) CVM_NUMERIC(T, t) \
+  CVM_TYPED(negative, T, t), CVM_TYPED(abs, T, t),
+    CVM_SIGNED(kInt8, i8) CVM_SIGNED(kInt16, i16) CVM_SIGNED(kInt32, i32) CVM_SIGNED(kInt64, i64)
+    CVM_NUMERIC(kUInt8, u8) CVM_NUMERIC(kUInt16, u16)
+    CVM_NUMERIC(kUInt32, u32) CVM_NUMERIC(kUInt64, u64)
+    CVM_SIGNED(kFloat16, f16) CVM_SIGNED(kBFloat16, bf16)
+    CVM_SIGNED(kFloat32, f32) CVM_SIGNED(kFloat64, f64)
+    CVM_COMPARE(kBool, bool)
 #undef CVM_SIGNED
 #undef CVM_NUMERIC
 #undef CVM_COMPARE
-    {"relu", E::kInt32, "ref", s::relu, kCpuNone},
-    {"cvm_precision", E::kInt32, "ref", s::cvm_precision, kCpuNone},
-    {"clip", E::kInt32, "ref", s::clip, kCpuNone},
-    {"cvm_right_shift", E::kInt32, "ref", s::cvm_right_shift, kCpuNone},
-    {"cvm_left_shift", E::kInt32, "ref", s::cvm_left_shift, kCpuNone},
+    {"relu_i32__scalar", "relu", E::kInt32, s::relu, kCpuNone},
+    {"cvm_precision_i32__scalar", "cvm_precision", E::kInt32, s::cvm_precision, kCpuNone},
+    {"clip_i32__scalar", "clip", E::kInt32, s::clip, kCpuNone},
+    {"cvm_right_shift_i32__scalar", "cvm_right_shift", E::kInt32, s::cvm_right_shift, kCpuNone},
+    {"cvm_left_shift_i32__scalar", "cvm_left_shift", E::kInt32, s::cvm_left_shift, kCpuNone},
     // ---- reduce (reduce.cc) ----
-#define CVM_REDUCE(T)                                          \
-  {"reduce_sum", E::T, "ref", s::reduce_sum<E::T>, kCpuNone},   \
-  {"reduce_mean", E::T, "ref", s::reduce_mean<E::T>, kCpuNone}, \
-  {"reduce_max", E::T, "ref", s::reduce_max<E::T>, kCpuNone},   \
-  {"reduce_min", E::T, "ref", s::reduce_min<E::T>, kCpuNone},   \
-  {"argmax", E::T, "ref", s::argmax<E::T>, kCpuNone},
-    CVM_REDUCE(kInt8) CVM_REDUCE(kInt16) CVM_REDUCE(kInt32) CVM_REDUCE(kInt64)
-    CVM_REDUCE(kUInt8) CVM_REDUCE(kUInt16) CVM_REDUCE(kUInt32) CVM_REDUCE(kUInt64)
-    CVM_REDUCE(kFloat16) CVM_REDUCE(kBFloat16) CVM_REDUCE(kFloat32) CVM_REDUCE(kFloat64)
+#define CVM_REDUCE(T, t)                                     \
+  CVM_TYPED(reduce_sum, T, t), CVM_TYPED(reduce_mean, T, t), \
+  CVM_TYPED(reduce_max, T, t), CVM_TYPED(reduce_min, T, t), CVM_TYPED(argmax, T, t),
+    CVM_REDUCE(kInt8, i8) CVM_REDUCE(kInt16, i16) CVM_REDUCE(kInt32, i32) CVM_REDUCE(kInt64, i64)
+    CVM_REDUCE(kUInt8, u8) CVM_REDUCE(kUInt16, u16)
+    CVM_REDUCE(kUInt32, u32) CVM_REDUCE(kUInt64, u64)
+    CVM_REDUCE(kFloat16, f16) CVM_REDUCE(kBFloat16, bf16)
+    CVM_REDUCE(kFloat32, f32) CVM_REDUCE(kFloat64, f64)
 #undef CVM_REDUCE
     // ---- linear algebra (matmul.cc) ----
-    {"matmul", E::kInt8, "ref", s::matmul<E::kInt8>, kCpuNone},
-    {"matmul", E::kInt32, "ref", s::matmul<E::kInt32>, kCpuNone},
-    {"matmul", E::kFloat32, "ref", s::matmul<E::kFloat32>, kCpuNone},
-    {"matmul", E::kFloat64, "ref", s::matmul<E::kFloat64>, kCpuNone},
+    CVM_TYPED(matmul, kInt8, i8),
+    CVM_TYPED(matmul, kInt32, i32),
+    CVM_TYPED(matmul, kFloat32, f32),
+    CVM_TYPED(matmul, kFloat64, f64),
     // ---- nn (nn.cc) ----
-    {"conv2d", E::kInt32, "ref", s::conv2d_i32, kCpuNone},
-    {"dense", E::kInt32, "ref", s::dense_i32, kCpuNone},
-    {"max_pool2d", E::kInt32, "ref", s::max_pool2d_i32, kCpuNone},
-    {"upsampling", E::kInt32, "ref", s::upsampling_i32, kCpuNone},
+    {"conv2d_i32__scalar", "conv2d", E::kInt32, s::conv2d_i32, kCpuNone},
+    {"dense_i32__scalar", "dense", E::kInt32, s::dense_i32, kCpuNone},
+    {"max_pool2d_i32__scalar", "max_pool2d", E::kInt32, s::max_pool2d_i32, kCpuNone},
+    {"upsampling_i32__scalar", "upsampling", E::kInt32, s::upsampling_i32, kCpuNone},
     // ---- float32 nn (float_nn.cc) ----
-    {"conv2d", E::kFloat32, "ref", s::conv2d_f32, kCpuNone},
-    {"dense", E::kFloat32, "ref", s::dense_f32, kCpuNone},
-    {"max_pool2d", E::kFloat32, "ref", s::max_pool2d_f32, kCpuNone},
-    {"relu", E::kFloat32, "ref", s::relu_f32, kCpuNone},
-    {"avg_pool2d", E::kFloat32, "ref", s::avg_pool2d_f32, kCpuNone},
-    {"leaky_relu", E::kFloat32, "ref", s::leaky_relu_f32, kCpuNone},
-    {"clamp", E::kFloat32, "ref", s::clamp_f32, kCpuNone},
-    {"sigmoid", E::kFloat32, "ref", s::sigmoid_f32, kCpuNone},
-    {"softmax", E::kFloat32, "ref", s::softmax_f32, kCpuNone},
-    {"pad", E::kFloat32, "ref", s::pad_b32, kCpuNone},
-    {"pad", E::kInt32, "ref", s::pad_b32, kCpuNone},
+    {"conv2d_f32__scalar", "conv2d", E::kFloat32, s::conv2d_f32, kCpuNone},
+    {"dense_f32__scalar", "dense", E::kFloat32, s::dense_f32, kCpuNone},
+    {"max_pool2d_f32__scalar", "max_pool2d", E::kFloat32, s::max_pool2d_f32, kCpuNone},
+    {"relu_f32__scalar", "relu", E::kFloat32, s::relu_f32, kCpuNone},
+    {"avg_pool2d_f32__scalar", "avg_pool2d", E::kFloat32, s::avg_pool2d_f32, kCpuNone},
+    {"leaky_relu_f32__scalar", "leaky_relu", E::kFloat32, s::leaky_relu_f32, kCpuNone},
+    {"clamp_f32__scalar", "clamp", E::kFloat32, s::clamp_f32, kCpuNone},
+    {"sigmoid_f32__scalar", "sigmoid", E::kFloat32, s::sigmoid_f32, kCpuNone},
+    {"softmax_f32__scalar", "softmax", E::kFloat32, s::softmax_f32, kCpuNone},
+    {"pad_f32__scalar", "pad", E::kFloat32, s::pad_b32, kCpuNone},  // one kernel for both:
+    {"pad_i32__scalar", "pad", E::kInt32, s::pad_b32, kCpuNone},    // it moves 32-bit words
     // ---- vision (vision.cc) ----
-    {"get_valid_counts", E::kInt32, "ref", s::get_valid_counts_i32, kCpuNone},
-    {"non_max_suppression", E::kInt32, "ref", s::non_max_suppression_i32, kCpuNone},
+    {"get_valid_counts_i32__scalar", "get_valid_counts", E::kInt32, s::get_valid_counts_i32,
+     kCpuNone},
+    {"non_max_suppression_i32__scalar", "non_max_suppression", E::kInt32,
+     s::non_max_suppression_i32, kCpuNone},
     // ---- transform (transform.cc) ----
-    {"take", E::kInt32, "ref", s::take, kCpuNone},
-    {"where", E::kInt32, "ref", s::where, kCpuNone},
+    {"take_i32__scalar", "take", E::kInt32, s::take, kCpuNone},
+    {"where_i32__scalar", "where", E::kInt32, s::where, kCpuNone},
 };
 #undef CVM_ARITH
+#undef CVM_TYPED
 
 }  // namespace
 

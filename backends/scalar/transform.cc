@@ -8,7 +8,7 @@ namespace cvm {
 namespace kernel {
 namespace scalar {
 
-void take(const KernelCall& call) {
+KernelStatus take(const KernelCall& call) {
   const TensorView& y = call.outputs[0];
   const TensorView& x = call.inputs[0];
   const TensorView& idx = call.inputs[1];
@@ -16,7 +16,7 @@ void take(const KernelCall& call) {
   const auto* in = static_cast<const int32_t*>(x.data);
   const auto* index = static_cast<const int32_t*>(idx.data);
   const int64_t outer = y.shape[0], count = y.shape[1], inner = y.shape[2];
-  if (outer == 0 || inner == 0) return;
+  if (outer == 0 || inner == 0) return KernelStatus::kDone;
   const int64_t last = x.shape[1] - 1;  // >= 0: the op layer rejects an empty axis
   for (int64_t j = 0; j < count; ++j) {
     int64_t k = index[j * idx.strides[0]];
@@ -27,9 +27,10 @@ void take(const KernelCall& call) {
       for (int64_t i = 0; i < inner; ++i) dst[i * y.strides[2]] = src[i * x.strides[2]];
     }
   }
+  return KernelStatus::kDone;
 }
 
-void where(const KernelCall& call) {
+KernelStatus where(const KernelCall& call) {
   const TensorView* views[4] = {&call.outputs[0], &call.inputs[0], &call.inputs[1],
                                 &call.inputs[2]};
   for_each_row(views, [](char* const* ptr, int64_t n, const int64_t* step) {
@@ -46,6 +47,7 @@ void where(const KernelCall& call) {
       y += step[3];
     }
   });
+  return KernelStatus::kDone;
 }
 
 }  // namespace scalar

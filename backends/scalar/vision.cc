@@ -51,7 +51,7 @@ int64_t iou_percent(const int32_t* a, const int32_t* b) {
 
 }  // namespace
 
-void get_valid_counts_i32(const KernelCall& call) {
+KernelStatus get_valid_counts_i32(const KernelCall& call) {
   const auto& p = *static_cast<const GetValidCountsParams*>(call.params);
   const TensorView& x = call.inputs[0];
   const TensorView& count = call.outputs[0];
@@ -64,9 +64,10 @@ void get_valid_counts_i32(const KernelCall& call) {
     static_cast<int32_t*>(count.data)[b * count.strides[0]] = static_cast<int32_t>(kept);
     invalidate_rows(y, b, kept);
   }
+  return KernelStatus::kDone;
 }
 
-void non_max_suppression_i32(const KernelCall& call) {
+KernelStatus non_max_suppression_i32(const KernelCall& call) {
   const auto& p = *static_cast<const NmsParams*>(call.params);
   const TensorView& data = call.inputs[0];
   const TensorView& valid_count = call.inputs[1];
@@ -104,6 +105,7 @@ void non_max_suppression_i32(const KernelCall& call) {
     }
     invalidate_rows(y, b, kept);
   }
+  return KernelStatus::kDone;
 }
 
 }  // namespace scalar

@@ -25,7 +25,7 @@ namespace {
 
 }  // namespace
 
-void conv2d_i8i32__amx(const KernelCall& call) { conv2d_amx_entry(call); }
+KernelStatus conv2d_i8i32__amx(const KernelCall& call) { return conv2d_amx_entry(call); }
 size_t conv2d_i8i32__amx_prepack(const TensorView& w, const void* params, void* out, size_t cap) {
   return conv2d_amx_prepack(w, params, out, cap);
 }

@@ -22,7 +22,7 @@ namespace {
 
 }  // namespace
 
-void conv2d_i16i32__avx2(const KernelCall& call) { conv2d_entry(call); }
+KernelStatus conv2d_i16i32__avx2(const KernelCall& call) { return conv2d_entry(call); }
 size_t conv2d_i16i32__avx2_prepack(const TensorView& w, const void* params, void* out, size_t cap) {
   return conv2d_prepack(w, params, out, cap);
 }

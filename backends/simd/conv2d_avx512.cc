@@ -23,7 +23,7 @@ namespace {
 
 }  // namespace
 
-void conv2d_i8i32__avx512vnni(const KernelCall& call) { conv2d_entry(call); }
+KernelStatus conv2d_i8i32__avx512vnni(const KernelCall& call) { return conv2d_entry(call); }
 size_t conv2d_i8i32__avx512vnni_prepack(const TensorView& w, const void* params, void* out,
                                          size_t cap) {
   return conv2d_prepack(w, params, out, cap);

@@ -25,7 +25,7 @@ namespace {
 
 }  // namespace
 
-void dense_i8i32__amx(const KernelCall& call) { dense_amx_entry(call); }
+KernelStatus dense_i8i32__amx(const KernelCall& call) { return dense_amx_entry(call); }
 size_t dense_i8i32__amx_prepack(const TensorView& w, const void* params, void* out, size_t cap) {
   return dense_amx_prepack(w, params, out, cap);
 }

@@ -21,7 +21,7 @@ namespace {
 
 }  // namespace
 
-void dense_i16i32__avx2(const KernelCall& call) { dense_entry(call); }
+KernelStatus dense_i16i32__avx2(const KernelCall& call) { return dense_entry(call); }
 size_t dense_i16i32__avx2_prepack(const TensorView& w, const void* params, void* out, size_t cap) {
   return dense_prepack(w, params, out, cap);
 }

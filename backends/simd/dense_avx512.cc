@@ -22,7 +22,7 @@ namespace {
 
 }  // namespace
 
-void dense_i8i32__avx512vnni(const KernelCall& call) { dense_entry(call); }
+KernelStatus dense_i8i32__avx512vnni(const KernelCall& call) { return dense_entry(call); }
 size_t dense_i8i32__avx512vnni_prepack(const TensorView& w, const void* params, void* out,
                                         size_t cap) {
   return dense_prepack(w, params, out, cap);

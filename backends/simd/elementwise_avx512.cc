@@ -24,17 +24,19 @@ namespace {
 }  // namespace
 
 template <ElemType T>
-void add_avx512(const KernelCall& call) {
+KernelStatus add_avx512(const KernelCall& call) {
   add_sub_kernel<T, false>(call);
+  return KernelStatus::kDone;
 }
 template <ElemType T>
-void sub_avx512(const KernelCall& call) {
+KernelStatus sub_avx512(const KernelCall& call) {
   add_sub_kernel<T, true>(call);
+  return KernelStatus::kDone;
 }
 
 #define CVM_INSTANTIATE(E)                                  \
-  template void add_avx512<ElemType::E>(const KernelCall&); \
-  template void sub_avx512<ElemType::E>(const KernelCall&);
+  template KernelStatus add_avx512<ElemType::E>(const KernelCall&); \
+  template KernelStatus sub_avx512<ElemType::E>(const KernelCall&);
 CVM_INSTANTIATE(kInt8)
 CVM_INSTANTIATE(kInt16)
 CVM_INSTANTIATE(kInt32)
@@ -45,8 +47,11 @@ CVM_INSTANTIATE(kUInt32)
 CVM_INSTANTIATE(kUInt64)
 #undef CVM_INSTANTIATE
 
-#define CVM_EXPORT_KERNEL(name, impl) \
-  void name##_avx512(const KernelCall& call) { impl(call); }
+#define CVM_EXPORT_KERNEL(name, impl)                  \
+  KernelStatus name##_avx512(const KernelCall& call) { \
+    impl(call);                                      \
+    return KernelStatus::kDone;                      \
+  }
 CVM_SIMD_ELEMENTWISE_KERNELS(CVM_EXPORT_KERNEL)
 #undef CVM_EXPORT_KERNEL
 

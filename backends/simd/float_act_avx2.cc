@@ -26,11 +26,26 @@ namespace {
 
 }  // namespace
 
-void relu_f32__avx2(const KernelCall& call) { f_relu(call); }
-void leaky_relu_f32__avx2(const KernelCall& call) { f_leaky_relu(call); }
-void clamp_f32__avx2(const KernelCall& call) { f_clamp(call); }
-void sigmoid_f32__avx2(const KernelCall& call) { f_sigmoid(call); }
-void softmax_f32__avx2(const KernelCall& call) { f_softmax(call); }
+KernelStatus relu_f32__avx2(const KernelCall& call) {
+  f_relu(call);
+  return KernelStatus::kDone;
+}
+KernelStatus leaky_relu_f32__avx2(const KernelCall& call) {
+  f_leaky_relu(call);
+  return KernelStatus::kDone;
+}
+KernelStatus clamp_f32__avx2(const KernelCall& call) {
+  f_clamp(call);
+  return KernelStatus::kDone;
+}
+KernelStatus sigmoid_f32__avx2(const KernelCall& call) {
+  f_sigmoid(call);
+  return KernelStatus::kDone;
+}
+KernelStatus softmax_f32__avx2(const KernelCall& call) {
+  f_softmax(call);
+  return KernelStatus::kDone;
+}
 
 }  // namespace simd
 }  // namespace kernel

@@ -22,8 +22,14 @@ namespace {
 
 }  // namespace
 
-void conv2d_f32__avx2(const KernelCall& call) { f_conv2d(call); }
-void dense_f32__avx2(const KernelCall& call) { f_dense(call); }
+KernelStatus conv2d_f32__avx2(const KernelCall& call) {
+  f_conv2d(call);
+  return KernelStatus::kDone;
+}
+KernelStatus dense_f32__avx2(const KernelCall& call) {
+  f_dense(call);
+  return KernelStatus::kDone;
+}
 
 }  // namespace simd
 }  // namespace kernel

@@ -26,8 +26,14 @@ namespace {
 
 }  // namespace
 
-void max_pool2d_f32__avx512(const KernelCall& call) { f_pool<false>(call); }
-void avg_pool2d_f32__avx512(const KernelCall& call) { f_pool<true>(call); }
+KernelStatus max_pool2d_f32__avx512(const KernelCall& call) {
+  f_pool<false>(call);
+  return KernelStatus::kDone;
+}
+KernelStatus avg_pool2d_f32__avx512(const KernelCall& call) {
+  f_pool<true>(call);
+  return KernelStatus::kDone;
+}
 
 }  // namespace simd
 }  // namespace kernel

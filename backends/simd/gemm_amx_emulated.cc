@@ -27,8 +27,8 @@ namespace {
 
 }  // namespace
 
-void conv2d_i8i32__amx_emulated(const KernelCall& call) { conv2d_amx_entry(call); }
-void dense_i8i32__amx_emulated(const KernelCall& call) { dense_amx_entry(call); }
+KernelStatus conv2d_i8i32__amx_emulated(const KernelCall& call) { return conv2d_amx_entry(call); }
+KernelStatus dense_i8i32__amx_emulated(const KernelCall& call) { return dense_amx_entry(call); }
 size_t conv2d_i8i32__amx_emulated_prepack(const TensorView& w, const void* params, void* out,
                                            size_t cap) {
   return conv2d_amx_prepack(w, params, out, cap);

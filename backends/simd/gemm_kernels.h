@@ -13,12 +13,15 @@ namespace cvm {
 namespace kernel {
 namespace simd {
 
-void conv2d_i8i32__amx(const KernelCall& call);         // AMX tdpbssd; needs AVX-512 VNNI too
-void conv2d_i8i32__avx512vnni(const KernelCall& call);  // AVX-512 vpdpbusd
-void conv2d_i16i32__avx2(const KernelCall& call);       // AVX2 vpmaddwd
-void dense_i8i32__amx(const KernelCall& call);
-void dense_i8i32__avx512vnni(const KernelCall& call);
-void dense_i16i32__avx2(const KernelCall& call);
+// They decline (KernelStatus::kDeclined, nothing written) when none of their paths applies:
+// no input channels / no K, no scratch lent or a plan out of proportion to the operands, and
+// for dense x or w strided along K (gemm_engine.inc).
+KernelStatus conv2d_i8i32__amx(const KernelCall& call);         // AMX tdpbssd; needs AVX-512 VNNI
+KernelStatus conv2d_i8i32__avx512vnni(const KernelCall& call);  // AVX-512 vpdpbusd
+KernelStatus conv2d_i16i32__avx2(const KernelCall& call);       // AVX2 vpmaddwd
+KernelStatus dense_i8i32__amx(const KernelCall& call);
+KernelStatus dense_i8i32__avx512vnni(const KernelCall& call);
+KernelStatus dense_i16i32__avx2(const KernelCall& call);
 
 // Their KernelEntry::prepack functions (kernel_abi.h): the weights in the narrow or AMX layout
 // the kernel's fastest path packs them into (gemm_plan.h: PrepackHeader).
@@ -31,10 +34,15 @@ size_t dense_i8i32__avx512vnni_prepack(const TensorView& w, const void* params, 
                                        size_t cap);
 size_t dense_i16i32__avx2_prepack(const TensorView& w, const void* params, void* out, size_t cap);
 
+// KernelEntry::suits of the AMX dense entries: false for a data input (inputs[0]) of one row,
+// where the AVX-512 VNNI entry is faster (gemm_plan.cc). Compiled without ISA flags: it runs
+// when a session is made, on any CPU.
+bool dense_amx_suits(const TensorView* inputs, int32_t num_inputs);
+
 // The AMX kernels with every tile instruction emulated in software (AVX-512 VNNI suffices):
 // for tests of the AMX packing and tiling on machines without AMX. Not in the table.
-void conv2d_i8i32__amx_emulated(const KernelCall& call);
-void dense_i8i32__amx_emulated(const KernelCall& call);
+KernelStatus conv2d_i8i32__amx_emulated(const KernelCall& call);
+KernelStatus dense_i8i32__amx_emulated(const KernelCall& call);
 size_t conv2d_i8i32__amx_emulated_prepack(const TensorView& w, const void* params, void* out,
                                           size_t cap);
 size_t dense_i8i32__amx_emulated_prepack(const TensorView& w, const void* params, void* out,

@@ -139,10 +139,6 @@ int64_t dense_prepack_header(const DensePlan& p, PrepackHeader* h);
 const PrepackHeader* conv_prepack_for(const KernelCall& call, const ConvPlan& p);
 const PrepackHeader* dense_prepack_for(const KernelCall& call, const DensePlan& p);
 
-// The scalar reference kernel of `op` for int32, from the scalar backend's table: the last
-// resort of the x86 kernels (no scratch, any values). Never null for conv2d and dense.
-KernelFn scalar_kernel(const char* op);
-
 // Bytes of scratch from the op layer (params' Scratch), or null when there is none.
 void* acquire_scratch(const Scratch* scratch, int64_t bytes);
 

@@ -18,13 +18,13 @@ const char* isa_cap();             // the CVMRT_ISA level in force ("" when unca
 const char* isa_level_name(int level);  // CVMRT_ISA level `level` (0 = lowest), else null
 
 template <ElemType T>
-void add_avx2(const KernelCall& call);
+KernelStatus add_avx2(const KernelCall& call);
 template <ElemType T>
-void sub_avx2(const KernelCall& call);
+KernelStatus sub_avx2(const KernelCall& call);
 template <ElemType T>
-void add_avx512(const KernelCall& call);
+KernelStatus add_avx512(const KernelCall& call);
 template <ElemType T>
-void sub_avx512(const KernelCall& call);
+KernelStatus sub_avx512(const KernelCall& call);
 
 // int32 elementwise (elementwise_<isa>.cc; scalar equivalents in backends/scalar): mul, div
 // and maximum are binary (broadcast inputs have stride 0); relu, and clip / cvm_right_shift /
@@ -32,9 +32,9 @@ void sub_avx512(const KernelCall& call);
 // max_pool2d / upsampling (spatial_<isa>.cc): MaxPool2dParams / UpsamplingParams.
 // reduce_sum / reduce_max (int32) and reduce_sum (float32) (reduce_<isa>.cc): ReduceParams,
 // view layout of params/reduce.h.
-#define CVM_DECLARE_SIMD_KERNEL(name)      \
-  void name##_avx2(const KernelCall& call); \
-  void name##_avx512(const KernelCall& call);
+#define CVM_DECLARE_SIMD_KERNEL(name)              \
+  KernelStatus name##_avx2(const KernelCall& call); \
+  KernelStatus name##_avx512(const KernelCall& call);
 CVM_DECLARE_SIMD_KERNEL(mul_i32)
 CVM_DECLARE_SIMD_KERNEL(maximum_i32)
 CVM_DECLARE_SIMD_KERNEL(div_i32)
@@ -53,18 +53,18 @@ CVM_DECLARE_SIMD_KERNEL(reduce_sum_f32)
 // bit-identical to backends/scalar/float_nn.cc; output columns (conv2d) or units (dense) in the
 // lanes. dense packs its weight into the params' scratch when it has more than 4 rows (else, or
 // when none is lent, slices of it on the stack).
-void conv2d_f32__avx2(const KernelCall& call);
-void dense_f32__avx2(const KernelCall& call);
-void conv2d_f32__avx512(const KernelCall& call);
-void dense_f32__avx512(const KernelCall& call);
+KernelStatus conv2d_f32__avx2(const KernelCall& call);
+KernelStatus dense_f32__avx2(const KernelCall& call);
+KernelStatus conv2d_f32__avx512(const KernelCall& call);
+KernelStatus dense_f32__avx512(const KernelCall& call);
 
 // The other float32 operators, bit-identical to backends/scalar/float_nn.cc: relu, leaky_relu
 // (LeakyReluParams), clamp (ClampParams), sigmoid and softmax (SoftmaxParams) (float_act_<isa>.cc,
 // template float_act.inc); max_pool2d (MaxPool2dParams) and avg_pool2d (AvgPool2dParams)
 // (float_pool_<isa>.cc, template float_pool.inc).
-#define CVM_DECLARE_SIMD_F32_KERNEL(name)          \
-  void name##_f32__avx2(const KernelCall& call); \
-  void name##_f32__avx512(const KernelCall& call);
+#define CVM_DECLARE_SIMD_F32_KERNEL(name)                \
+  KernelStatus name##_f32__avx2(const KernelCall& call); \
+  KernelStatus name##_f32__avx512(const KernelCall& call);
 CVM_DECLARE_SIMD_F32_KERNEL(relu)
 CVM_DECLARE_SIMD_F32_KERNEL(leaky_relu)
 CVM_DECLARE_SIMD_F32_KERNEL(clamp)
@@ -76,7 +76,7 @@ CVM_DECLARE_SIMD_F32_KERNEL(avg_pool2d)
 
 // Constant pad of any 4-byte element type (PadParams; pad_avx2.cc, walk in backends/pad_rows.h):
 // bits are moved, never converted, so every backend's result is the reference's.
-void pad_b32__avx2(const KernelCall& call);
+KernelStatus pad_b32__avx2(const KernelCall& call);
 
 // `bytes` of the call's scratch (null when none is lent), for the float32 kernels; compiled
 // without ISA flags (simd_table.cc).

@@ -1,4 +1,4 @@
-// The x86 SIMD backend's kernel table: one line per kernel, with the CPU features it needs.
+// The x86 SIMD backend's kernel table: each kernel's name, op, dtype and the CPU features it needs.
 #include "kernel_abi.h"
 #include "simd_kernels.h"
 #include "gemm_kernels.h"  // conv2d / dense (gemm)
@@ -13,55 +13,73 @@ constexpr uint32_t kAvx512 = kCpuAvx512f | kCpuAvx512bw;
 constexpr uint32_t kGemmVnni = kAvx512 | kCpuAvx512vnni;           // conv2d / dense (gemm)
 constexpr uint32_t kGemmAmx = kGemmVnni | kCpuAmxTile | kCpuAmxInt8;  // conv2d / dense (gemm)
 
-// Entries for one dtype come widest ISA first: the registry takes the first usable one.
-#define CVM_INT_ADDSUB(T) \
-  {"add", E::T, "avx512", s::add_avx512<E::T>, kAvx512}, \
-  {"add", E::T, "avx2", s::add_avx2<E::T>, kCpuAvx2},    \
-  {"sub", E::T, "avx512", s::sub_avx512<E::T>, kAvx512}, \
-  {"sub", E::T, "avx2", s::sub_avx2<E::T>, kCpuAvx2},
+// An entry's name, "<op>_<dtype>__<isa>" (kernel_abi.h), from bare tokens:
+// CVM_NAME(add, i32, avx512) is "add_i32__avx512".
+#define CVM_NAME(op, dt, isa) #op "_" #dt "__" #isa
+
+// Entries for one op and dtype come widest ISA first: a node's chain tries them in this order
+// (a kernel that declines a call passes it to the next), then the scalar reference.
+
+// add and sub of an integer type: s::add_<isa><T>, s::sub_<isa><T> (elementwise_*).
+#define CVM_INT_ADDSUB(T, dt)                                                 \
+  {CVM_NAME(add, dt, avx512), "add", E::T, s::add_avx512<E::T>, kAvx512}, \
+  {CVM_NAME(add, dt, avx2), "add", E::T, s::add_avx2<E::T>, kCpuAvx2},    \
+  {CVM_NAME(sub, dt, avx512), "sub", E::T, s::sub_avx512<E::T>, kAvx512}, \
+  {CVM_NAME(sub, dt, avx2), "sub", E::T, s::sub_avx2<E::T>, kCpuAvx2},
+
+// One op and dtype on both ISAs: s::<op>_<dt>_<isa> (elementwise_*, spatial_*, reduce_*).
+#define CVM_BOTH_ISAS(op, T, dt)                                            \
+  {CVM_NAME(op, dt, avx512), #op, E::T, s::op##_##dt##_avx512, kAvx512}, \
+  {CVM_NAME(op, dt, avx2), #op, E::T, s::op##_##dt##_avx2, kCpuAvx2},
+
+// A float32 op on both ISAs: the kernel is named as its entry, s::<op>_f32__<isa> (float_*).
+#define CVM_F32_BOTH_ISAS(op)                                                 \
+  {CVM_NAME(op, f32, avx512), #op, E::kFloat32, s::op##_f32__avx512, kAvx512}, \
+  {CVM_NAME(op, f32, avx2), #op, E::kFloat32, s::op##_f32__avx2, kCpuAvx2},
+
+// An int32 conv2d / dense (gemm) kernel, its weight packer and shape preference (or nullptr),
+// named by its operand types (e.g. i8i32: int8 lanes, int32 sums): s::<op>_<dt>__<isa> and
+// s::<op>_<dt>__<isa>_prepack.
+#define CVM_GEMM(op, dt, isa, features, suits)                              \
+  {CVM_NAME(op, dt, isa), #op, E::kInt32, s::op##_##dt##__##isa, features, \
+   s::op##_##dt##__##isa##_prepack, suits},
 
 const KernelEntry kEntries[] = {
-    CVM_INT_ADDSUB(kInt8) CVM_INT_ADDSUB(kInt16) CVM_INT_ADDSUB(kInt32) CVM_INT_ADDSUB(kInt64)
-    CVM_INT_ADDSUB(kUInt8) CVM_INT_ADDSUB(kUInt16) CVM_INT_ADDSUB(kUInt32) CVM_INT_ADDSUB(kUInt64)
+    // ---- integer add / sub (elementwise_*) ----
+    CVM_INT_ADDSUB(kInt8, i8)
+    CVM_INT_ADDSUB(kInt16, i16)
+    CVM_INT_ADDSUB(kInt32, i32)
+    CVM_INT_ADDSUB(kInt64, i64)
+    CVM_INT_ADDSUB(kUInt8, u8)
+    CVM_INT_ADDSUB(kUInt16, u16)
+    CVM_INT_ADDSUB(kUInt32, u32)
+    CVM_INT_ADDSUB(kUInt64, u64)
     // ---- int32 elementwise, pooling/upsampling, reductions (elementwise_*, spatial_*,
     // reduce_*) ----
-#define CVM_BOTH_ISAS(op, T, fn) \
-  {op, E::T, "avx512", s::fn##_avx512, kAvx512}, {op, E::T, "avx2", s::fn##_avx2, kCpuAvx2},
-    CVM_BOTH_ISAS("mul", kInt32, mul_i32)
-    CVM_BOTH_ISAS("maximum", kInt32, maximum_i32)
-    CVM_BOTH_ISAS("div", kInt32, div_i32)
-    CVM_BOTH_ISAS("relu", kInt32, relu_i32)
-    CVM_BOTH_ISAS("clip", kInt32, clip_i32)
-    CVM_BOTH_ISAS("cvm_right_shift", kInt32, cvm_right_shift_i32)
-    CVM_BOTH_ISAS("cvm_left_shift", kInt32, cvm_left_shift_i32)
-    CVM_BOTH_ISAS("max_pool2d", kInt32, max_pool2d_i32)
-    CVM_BOTH_ISAS("upsampling", kInt32, upsampling_i32)
-    CVM_BOTH_ISAS("reduce_sum", kInt32, reduce_sum_i32)
-    CVM_BOTH_ISAS("reduce_max", kInt32, reduce_max_i32)
-    CVM_BOTH_ISAS("reduce_sum", kFloat32, reduce_sum_f32)
-#undef CVM_BOTH_ISAS
-    // ---- conv2d / dense (gemm) ----
-    {"conv2d", E::kInt32, "amx", s::conv2d_i8i32__amx, kGemmAmx,
-     s::conv2d_i8i32__amx_prepack},
-    {"conv2d", E::kInt32, "avx512vnni", s::conv2d_i8i32__avx512vnni, kGemmVnni,
-     s::conv2d_i8i32__avx512vnni_prepack},
-    {"conv2d", E::kInt32, "avx2", s::conv2d_i16i32__avx2, kCpuAvx2,
-     s::conv2d_i16i32__avx2_prepack},
-    {"dense", E::kInt32, "amx", s::dense_i8i32__amx, kGemmAmx,
-     s::dense_i8i32__amx_prepack},
-    {"dense", E::kInt32, "avx512vnni", s::dense_i8i32__avx512vnni, kGemmVnni,
-     s::dense_i8i32__avx512vnni_prepack},
-    {"dense", E::kInt32, "avx2", s::dense_i16i32__avx2, kCpuAvx2,
-     s::dense_i16i32__avx2_prepack},
+    CVM_BOTH_ISAS(mul, kInt32, i32)
+    CVM_BOTH_ISAS(maximum, kInt32, i32)
+    CVM_BOTH_ISAS(div, kInt32, i32)
+    CVM_BOTH_ISAS(relu, kInt32, i32)
+    CVM_BOTH_ISAS(clip, kInt32, i32)
+    CVM_BOTH_ISAS(cvm_right_shift, kInt32, i32)
+    CVM_BOTH_ISAS(cvm_left_shift, kInt32, i32)
+    CVM_BOTH_ISAS(max_pool2d, kInt32, i32)
+    CVM_BOTH_ISAS(upsampling, kInt32, i32)
+    CVM_BOTH_ISAS(reduce_sum, kInt32, i32)
+    CVM_BOTH_ISAS(reduce_max, kInt32, i32)
+    CVM_BOTH_ISAS(reduce_sum, kFloat32, f32)
+    // ---- int32 conv2d / dense (gemm: conv2d_*, dense_*) ----
+    CVM_GEMM(conv2d, i8i32, amx, kGemmAmx, nullptr)
+    CVM_GEMM(conv2d, i8i32, avx512vnni, kGemmVnni, nullptr)
+    CVM_GEMM(conv2d, i16i32, avx2, kCpuAvx2, nullptr)
+    // A one-row dense goes to the VNNI entry first (dense_amx_suits, gemm_plan.cc).
+    CVM_GEMM(dense, i8i32, amx, kGemmAmx, s::dense_amx_suits)
+    CVM_GEMM(dense, i8i32, avx512vnni, kGemmVnni, nullptr)
+    CVM_GEMM(dense, i16i32, avx2, kCpuAvx2, nullptr)
     // ---- float32 conv2d / dense (float_nn_*) ----
-    {"conv2d", E::kFloat32, "avx512", s::conv2d_f32__avx512, kAvx512},
-    {"conv2d", E::kFloat32, "avx2", s::conv2d_f32__avx2, kCpuAvx2},
-    {"dense", E::kFloat32, "avx512", s::dense_f32__avx512, kAvx512},
-    {"dense", E::kFloat32, "avx2", s::dense_f32__avx2, kCpuAvx2},
+    CVM_F32_BOTH_ISAS(conv2d)
+    CVM_F32_BOTH_ISAS(dense)
     // ---- the other float32 operators (float_act_*, float_pool_*) ----
-#define CVM_F32_BOTH_ISAS(op)                                  \
-  {#op, E::kFloat32, "avx512", s::op##_f32__avx512, kAvx512}, \
-  {#op, E::kFloat32, "avx2", s::op##_f32__avx2, kCpuAvx2},
     CVM_F32_BOTH_ISAS(relu)
     CVM_F32_BOTH_ISAS(leaky_relu)
     CVM_F32_BOTH_ISAS(clamp)
@@ -69,11 +87,16 @@ const KernelEntry kEntries[] = {
     CVM_F32_BOTH_ISAS(softmax)
     CVM_F32_BOTH_ISAS(max_pool2d)
     CVM_F32_BOTH_ISAS(avg_pool2d)
-#undef CVM_F32_BOTH_ISAS
-    {"pad", E::kFloat32, "avx2", s::pad_b32__avx2, kCpuAvx2},
-    {"pad", E::kInt32, "avx2", s::pad_b32__avx2, kCpuAvx2},
+    // ---- constant pad of 4-byte elements (pad_avx2.cc: one kernel, bits only) ----
+    {CVM_NAME(pad, f32, avx2), "pad", E::kFloat32, s::pad_b32__avx2, kCpuAvx2},
+    {CVM_NAME(pad, i32, avx2), "pad", E::kInt32, s::pad_b32__avx2, kCpuAvx2},
 };
+
+#undef CVM_GEMM
+#undef CVM_F32_BOTH_ISAS
+#undef CVM_BOTH_ISAS
 #undef CVM_INT_ADDSUB
+#undef CVM_NAME
 
 }  // namespace
 

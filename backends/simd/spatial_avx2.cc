@@ -22,8 +22,11 @@ namespace {
 
 }  // namespace
 
-#define CVM_EXPORT_KERNEL(name, impl) \
-  void name##_avx2(const KernelCall& call) { impl(call); }
+#define CVM_EXPORT_KERNEL(name, impl)                  \
+  KernelStatus name##_avx2(const KernelCall& call) { \
+    impl(call);                                      \
+    return KernelStatus::kDone;                      \
+  }
 CVM_SIMD_SPATIAL_KERNELS(CVM_EXPORT_KERNEL)
 #undef CVM_EXPORT_KERNEL
 

@@ -158,26 +158,48 @@ const CvmClampParams& clamp_params(const KernelCall& call) {
 
 }  // namespace
 
-void add_i32__wasm_simd128(const KernelCall& call) { binary<Add>(call); }
-void sub_i32__wasm_simd128(const KernelCall& call) { binary<Sub>(call); }
-void mul_i32__wasm_simd128(const KernelCall& call) { binary<Mul>(call); }
-void maximum_i32__wasm_simd128(const KernelCall& call) { binary<Max>(call); }
-void minimum_i32__wasm_simd128(const KernelCall& call) { binary<Min>(call); }
-
-void relu_i32__wasm_simd128(const KernelCall& call) { unary(call, Relu{}); }
-
-void clip_i32__wasm_simd128(const KernelCall& call) {
-  unary(call, ClipOp{Clamp(clamp_params(call))});
+// Every layout is covered (other strides run the scalar loop of the same ops): never declines.
+KernelStatus add_i32__wasm_simd128(const KernelCall& call) {
+  binary<Add>(call);
+  return KernelStatus::kDone;
+}
+KernelStatus sub_i32__wasm_simd128(const KernelCall& call) {
+  binary<Sub>(call);
+  return KernelStatus::kDone;
+}
+KernelStatus mul_i32__wasm_simd128(const KernelCall& call) {
+  binary<Mul>(call);
+  return KernelStatus::kDone;
+}
+KernelStatus maximum_i32__wasm_simd128(const KernelCall& call) {
+  binary<Max>(call);
+  return KernelStatus::kDone;
+}
+KernelStatus minimum_i32__wasm_simd128(const KernelCall& call) {
+  binary<Min>(call);
+  return KernelStatus::kDone;
 }
 
-void cvm_right_shift_i32__wasm_simd128(const KernelCall& call) {
+KernelStatus relu_i32__wasm_simd128(const KernelCall& call) {
+  unary(call, Relu{});
+  return KernelStatus::kDone;
+}
+
+KernelStatus clip_i32__wasm_simd128(const KernelCall& call) {
+  unary(call, ClipOp{Clamp(clamp_params(call))});
+  return KernelStatus::kDone;
+}
+
+KernelStatus cvm_right_shift_i32__wasm_simd128(const KernelCall& call) {
   const CvmClampParams& p = clamp_params(call);
   unary(call, RightShift{p.shift, Clamp(p)});
+  return KernelStatus::kDone;
 }
 
-void cvm_left_shift_i32__wasm_simd128(const KernelCall& call) {
+KernelStatus cvm_left_shift_i32__wasm_simd128(const KernelCall& call) {
   const CvmClampParams& p = clamp_params(call);
   unary(call, LeftShift{p.shift, Clamp(p)});
+  return KernelStatus::kDone;
 }
 
 }  // namespace wasm

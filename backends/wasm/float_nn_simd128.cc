@@ -531,8 +531,14 @@ void f_dense(const KernelCall& call) {
 
 }  // namespace
 
-void conv2d_f32__wasm_simd128(const KernelCall& call) { f_conv2d(call); }
-void dense_f32__wasm_simd128(const KernelCall& call) { f_dense(call); }
+KernelStatus conv2d_f32__wasm_simd128(const KernelCall& call) {
+  f_conv2d(call);
+  return KernelStatus::kDone;
+}
+KernelStatus dense_f32__wasm_simd128(const KernelCall& call) {
+  f_dense(call);
+  return KernelStatus::kDone;
+}
 
 }  // namespace wasm
 }  // namespace kernel

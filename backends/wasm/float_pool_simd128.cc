@@ -1,6 +1,6 @@
 // float32 max_pool2d and avg_pool2d on WebAssembly SIMD128, bit-identical to the scalar reference.
 //
-// The x86 kernels' template (backends/simd/float_pool.inc, with its loop helpers) over four float32
+// The x86 kernels' template (backends/float_pool.inc, with its loop helpers) over four float32
 // and two float64 lanes (float_vec_simd128.inc): the same per-lane operation sequence, so the same
 // exactness argument as there.
 #include <wasm_simd128.h>
@@ -19,16 +19,22 @@ namespace wasm {
 namespace {
 
 // clang-format off
-#include "simd/kernel_loops.inc"
+#include "kernel_loops.inc"
 #include "float_vec_simd128.inc"
-#include "simd/float_loops.inc"
-#include "simd/float_pool.inc"
+#include "float_loops.inc"
+#include "float_pool.inc"
 // clang-format on
 
 }  // namespace
 
-void max_pool2d_f32__wasm_simd128(const KernelCall& call) { f_pool<false>(call); }
-void avg_pool2d_f32__wasm_simd128(const KernelCall& call) { f_pool<true>(call); }
+KernelStatus max_pool2d_f32__wasm_simd128(const KernelCall& call) {
+  f_pool<false>(call);
+  return KernelStatus::kDone;
+}
+KernelStatus avg_pool2d_f32__wasm_simd128(const KernelCall& call) {
+  f_pool<true>(call);
+  return KernelStatus::kDone;
+}
 
 }  // namespace wasm
 }  // namespace kernel

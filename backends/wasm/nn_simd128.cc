@@ -17,7 +17,6 @@
 #include <cstring>
 
 #include "params/nn.h"
-#include "scalar/scalar_kernels.h"
 #include "simd128.h"
 #include "strided_loop.h"
 #include "wasm_kernels.h"
@@ -593,27 +592,26 @@ void pool_all(const KernelCall& call) {
 
 }  // namespace
 
-void conv2d_i32__wasm_simd128(const KernelCall& call) {
+KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call) {
   const auto& p = *static_cast<const Conv2dParams*>(call.params);
   const TensorView& x = call.inputs[0];
   const TensorView& w = call.inputs[1];
   const TensorView& y = call.outputs[0];
   const TensorView* bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
   for (int d = 0; d < 4; ++d) {
-    if (y.shape[d] == 0) return;
+    if (y.shape[d] == 0) return KernelStatus::kDone;  // nothing to write
   }
   // The vector paths read rows of x and write rows of y with unit stride; anything else (and
-  // a degenerate kernel) is the reference's job.
+  // a degenerate kernel) is declined, before anything is written.
   if (x.strides[3] != 1 || y.strides[3] != 1 || w.shape[1] == 0 || w.shape[2] == 0 ||
       w.shape[3] == 0) {
-    scalar::conv2d_i32(call);
-    return;
+    return KernelStatus::kDeclined;
   }
   // Depthwise layers (depthwise_simd128.cc), else the int16 GEMM, else the direct path.
-  if (conv2d_depthwise_simd128(call)) return;
+  if (conv2d_depthwise_simd128(call)) return KernelStatus::kDone;
   const ConvGeometry g{&p, &x, &w, bias, &y, w.shape[1], w.shape[2], w.shape[3], x.shape[2],
                        x.shape[3]};
-  if (conv_gemm(g)) return;
+  if (conv_gemm(g)) return KernelStatus::kDone;
   if (p.stride_w == 1) {
     conv_all<1>(g);
   } else if (p.stride_w == 2) {
@@ -621,30 +619,28 @@ void conv2d_i32__wasm_simd128(const KernelCall& call) {
   } else {
     conv_all<0>(g);
   }
+  return KernelStatus::kDone;
 }
 
-void dense_i32__wasm_simd128(const KernelCall& call) {
+KernelStatus dense_i32__wasm_simd128(const KernelCall& call) {
   const TensorView& x = call.inputs[0];
   const TensorView& w = call.inputs[1];
   const TensorView* bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
   const TensorView& y = call.outputs[0];
-  if (x.strides[1] != 1 || w.strides[1] != 1) {
-    scalar::dense_i32(call);
-    return;
-  }
+  // The dot products read rows of x and w with unit stride; anything else is declined.
+  if (x.strides[1] != 1 || w.strides[1] != 1) return KernelStatus::kDeclined;
   int64_t m = 0;
   for (; m + 4 <= y.shape[0]; m += 4) dense_rows<4, 2>(x, w, bias, y, m);
   for (; m < y.shape[0]; ++m) dense_rows<1, 4>(x, w, bias, y, m);
+  return KernelStatus::kDone;
 }
 
-void max_pool2d_i32__wasm_simd128(const KernelCall& call) {
+KernelStatus max_pool2d_i32__wasm_simd128(const KernelCall& call) {
   const auto& p = *static_cast<const MaxPool2dParams*>(call.params);
   const TensorView& x = call.inputs[0];
   const TensorView& y = call.outputs[0];
-  if (x.strides[3] != 1 || y.strides[3] != 1) {
-    scalar::max_pool2d_i32(call);
-    return;
-  }
+  // Rows of x and y with unit stride only; anything else is declined.
+  if (x.strides[3] != 1 || y.strides[3] != 1) return KernelStatus::kDeclined;
   if (p.stride_w == 1) {
     pool_all<1>(call);
   } else if (p.stride_w == 2) {
@@ -652,6 +648,7 @@ void max_pool2d_i32__wasm_simd128(const KernelCall& call) {
   } else {
     pool_all<0>(call);
   }
+  return KernelStatus::kDone;
 }
 
 }  // namespace wasm

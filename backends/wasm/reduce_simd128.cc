@@ -1,10 +1,10 @@
 // SIMD128 int32 reductions: reduce_sum (wrapping) and reduce_max, over the view layout of
 // params/reduce.h. Integer sums wrap modulo 2^32 and max is order-free, so any lane order gives
-// the reference's bits; layouts without a unit stride run the scalar reference.
+// the reference's bits. Calls that reduce nothing, and layouts without a unit stride along the
+// last reduced or the last kept dimension, are declined (the chain's next entry takes them).
 #include <cstdint>
 
 #include "params/reduce.h"
-#include "scalar/scalar_kernels.h"
 #include "simd128.h"
 #include "wasm_kernels.h"
 
@@ -134,34 +134,35 @@ void reduce_columns(const TensorView& in, const TensorView& out, int32_t init) {
 }
 
 // init: the accumulator's start, already combined with Op's identity (0 for sums; INT32_MIN, or
-// 0 under max's start-at-zero quirk, for max).
+// 0 under max's start-at-zero quirk, for max). Declines, having written nothing, what neither
+// path covers.
 template <typename Op>
-bool reduce(const KernelCall& call, int32_t init) {
+KernelStatus reduce(const KernelCall& call, int32_t init) {
   const TensorView& in = call.inputs[0];
   const TensorView& out = call.outputs[0];
   const int k = out.ndim, nd = in.ndim;
-  if (nd == k) return false;  // nothing reduced: the reference's copy is as fast
+  if (nd == k) return KernelStatus::kDeclined;  // nothing reduced: a copy, the reference's job
   if (in.strides[nd - 1] == 1) {
     reduce_rows<Op>(in, out, init);
-    return true;
+    return KernelStatus::kDone;
   }
   if (k >= 1 && in.strides[k - 1] == 1 && out.strides[k - 1] == 1) {
     reduce_columns<Op>(in, out, init);
-    return true;
+    return KernelStatus::kDone;
   }
-  return false;
+  return KernelStatus::kDeclined;
 }
 
 }  // namespace
 
-void reduce_sum_i32__wasm_simd128(const KernelCall& call) {
-  if (!reduce<SumOp>(call, 0)) scalar::reduce_sum<ElemType::kInt32>(call);
+KernelStatus reduce_sum_i32__wasm_simd128(const KernelCall& call) {
+  return reduce<SumOp>(call, 0);
 }
 
-void reduce_max_i32__wasm_simd128(const KernelCall& call) {
+KernelStatus reduce_max_i32__wasm_simd128(const KernelCall& call) {
   const auto* params = static_cast<const ReduceParams*>(call.params);
   const int32_t init = params != nullptr && params->max_starts_at_zero ? 0 : INT32_MIN;
-  if (!reduce<MaxOp>(call, init)) scalar::reduce_max<ElemType::kInt32>(call);
+  return reduce<MaxOp>(call, init);
 }
 
 }  // namespace wasm

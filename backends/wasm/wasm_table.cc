@@ -1,5 +1,5 @@
-// The WebAssembly SIMD128 backend's kernel table: one line per kernel. Ops and dtypes it lacks
-// fall back to the scalar reference in the registry.
+// The WebAssembly SIMD128 backend's kernel table: one line per kernel. For ops and dtypes it
+// lacks, and calls its kernels decline, a node's chain falls back to the scalar reference.
 #include "kernel_abi.h"
 #include "wasm_kernels.h"
 
@@ -12,34 +12,42 @@ namespace w = wasm;
 
 const KernelEntry kEntries[] = {
     // ---- elementwise and broadcast ----
-    {"add", E::kInt32, "simd128", w::add_i32__wasm_simd128, kCpuNone},
-    {"sub", E::kInt32, "simd128", w::sub_i32__wasm_simd128, kCpuNone},
-    {"mul", E::kInt32, "simd128", w::mul_i32__wasm_simd128, kCpuNone},
-    {"maximum", E::kInt32, "simd128", w::maximum_i32__wasm_simd128, kCpuNone},
-    {"minimum", E::kInt32, "simd128", w::minimum_i32__wasm_simd128, kCpuNone},
-    {"relu", E::kInt32, "simd128", w::relu_i32__wasm_simd128, kCpuNone},
-    {"clip", E::kInt32, "simd128", w::clip_i32__wasm_simd128, kCpuNone},
-    {"cvm_right_shift", E::kInt32, "simd128", w::cvm_right_shift_i32__wasm_simd128, kCpuNone},
-    {"cvm_left_shift", E::kInt32, "simd128", w::cvm_left_shift_i32__wasm_simd128, kCpuNone},
+    {"add_i32__wasm_simd128", "add", E::kInt32, w::add_i32__wasm_simd128, kCpuNone},
+    {"sub_i32__wasm_simd128", "sub", E::kInt32, w::sub_i32__wasm_simd128, kCpuNone},
+    {"mul_i32__wasm_simd128", "mul", E::kInt32, w::mul_i32__wasm_simd128, kCpuNone},
+    {"maximum_i32__wasm_simd128", "maximum", E::kInt32, w::maximum_i32__wasm_simd128, kCpuNone},
+    {"minimum_i32__wasm_simd128", "minimum", E::kInt32, w::minimum_i32__wasm_simd128, kCpuNone},
+    {"relu_i32__wasm_simd128", "relu", E::kInt32, w::relu_i32__wasm_simd128, kCpuNone},
+    {"clip_i32__wasm_simd128", "clip", E::kInt32, w::clip_i32__wasm_simd128, kCpuNone},
+    {"cvm_right_shift_i32__wasm_simd128", "cvm_right_shift", E::kInt32,
+     w::cvm_right_shift_i32__wasm_simd128, kCpuNone},
+    {"cvm_left_shift_i32__wasm_simd128", "cvm_left_shift", E::kInt32,
+     w::cvm_left_shift_i32__wasm_simd128, kCpuNone},
     // ---- reduce ----
-    {"reduce_sum", E::kInt32, "simd128", w::reduce_sum_i32__wasm_simd128, kCpuNone},
-    {"reduce_max", E::kInt32, "simd128", w::reduce_max_i32__wasm_simd128, kCpuNone},
+    {"reduce_sum_i32__wasm_simd128", "reduce_sum", E::kInt32, w::reduce_sum_i32__wasm_simd128,
+     kCpuNone},
+    {"reduce_max_i32__wasm_simd128", "reduce_max", E::kInt32, w::reduce_max_i32__wasm_simd128,
+     kCpuNone},
     // ---- nn ----
-    {"conv2d", E::kInt32, "simd128", w::conv2d_i32__wasm_simd128, kCpuNone},
-    {"dense", E::kInt32, "simd128", w::dense_i32__wasm_simd128, kCpuNone},
-    {"max_pool2d", E::kInt32, "simd128", w::max_pool2d_i32__wasm_simd128, kCpuNone},
+    {"conv2d_i32__wasm_simd128", "conv2d", E::kInt32, w::conv2d_i32__wasm_simd128, kCpuNone},
+    {"dense_i32__wasm_simd128", "dense", E::kInt32, w::dense_i32__wasm_simd128, kCpuNone},
+    {"max_pool2d_i32__wasm_simd128", "max_pool2d", E::kInt32, w::max_pool2d_i32__wasm_simd128,
+     kCpuNone},
     // ---- float32 nn ----
-    {"conv2d", E::kFloat32, "simd128", w::conv2d_f32__wasm_simd128, kCpuNone},
-    {"dense", E::kFloat32, "simd128", w::dense_f32__wasm_simd128, kCpuNone},
-    {"relu", E::kFloat32, "simd128", w::relu_f32__wasm_simd128, kCpuNone},
-    {"leaky_relu", E::kFloat32, "simd128", w::leaky_relu_f32__wasm_simd128, kCpuNone},
-    {"clamp", E::kFloat32, "simd128", w::clamp_f32__wasm_simd128, kCpuNone},
-    {"sigmoid", E::kFloat32, "simd128", w::sigmoid_f32__wasm_simd128, kCpuNone},
-    {"softmax", E::kFloat32, "simd128", w::softmax_f32__wasm_simd128, kCpuNone},
-    {"max_pool2d", E::kFloat32, "simd128", w::max_pool2d_f32__wasm_simd128, kCpuNone},
-    {"avg_pool2d", E::kFloat32, "simd128", w::avg_pool2d_f32__wasm_simd128, kCpuNone},
-    {"pad", E::kFloat32, "simd128", w::pad_b32__wasm_simd128, kCpuNone},
-    {"pad", E::kInt32, "simd128", w::pad_b32__wasm_simd128, kCpuNone},
+    {"conv2d_f32__wasm_simd128", "conv2d", E::kFloat32, w::conv2d_f32__wasm_simd128, kCpuNone},
+    {"dense_f32__wasm_simd128", "dense", E::kFloat32, w::dense_f32__wasm_simd128, kCpuNone},
+    {"relu_f32__wasm_simd128", "relu", E::kFloat32, w::relu_f32__wasm_simd128, kCpuNone},
+    {"leaky_relu_f32__wasm_simd128", "leaky_relu", E::kFloat32, w::leaky_relu_f32__wasm_simd128,
+     kCpuNone},
+    {"clamp_f32__wasm_simd128", "clamp", E::kFloat32, w::clamp_f32__wasm_simd128, kCpuNone},
+    {"sigmoid_f32__wasm_simd128", "sigmoid", E::kFloat32, w::sigmoid_f32__wasm_simd128, kCpuNone},
+    {"softmax_f32__wasm_simd128", "softmax", E::kFloat32, w::softmax_f32__wasm_simd128, kCpuNone},
+    {"max_pool2d_f32__wasm_simd128", "max_pool2d", E::kFloat32, w::max_pool2d_f32__wasm_simd128,
+     kCpuNone},
+    {"avg_pool2d_f32__wasm_simd128", "avg_pool2d", E::kFloat32, w::avg_pool2d_f32__wasm_simd128,
+     kCpuNone},
+    {"pad_f32__wasm_simd128", "pad", E::kFloat32, w::pad_b32__wasm_simd128, kCpuNone},
+    {"pad_i32__wasm_simd128", "pad", E::kInt32, w::pad_b32__wasm_simd128, kCpuNone},
 };
 
 }  // namespace

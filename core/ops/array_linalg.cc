@@ -79,7 +79,7 @@ class MatmulOp : public OpDef {
   }
 
   void compute(const OpAttrs&, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     NDArray out = outputs[0];
     void* out_data = out.mutable_data();
     const NDArray& a = inputs[0];
@@ -91,7 +91,7 @@ class MatmulOp : public OpDef {
     NDArray out_full = b.ndim() == 1 ? out.expand_dims(out.ndim()) : out;
     if (a.ndim() == 1) out_full = out_full.expand_dims(out_full.ndim() - 1);
     run_kernel(
-        find_kernel("matmul", elem_type_of(a.dtype()), a.device()),
+        kernels[0],
         {plain_view(out_full, out_data), plain_view(a_full, const_cast<void*>(a_full.data())),
          plain_view(b_full, const_cast<void*>(b_full.data()))},
         1, nullptr);
@@ -130,10 +130,20 @@ class CastOp : public OpDef {
     return {inputs[0]};
   }
 
+  std::vector<const char*> kernel_ops() const override { return {"copy", "cast"}; }
+  // "copy" for the input dtype (also an overlapping source's snapshot); "cast" to the output
+  // dtype when they differ.
+  std::vector<KernelKey> kernels(const OpAttrs&, const std::vector<DataType>& inputs,
+                                 const std::vector<DataType>& outputs) const override {
+    std::vector<KernelKey> keys = {{"copy", elem_type_of(inputs[0])}};
+    if (outputs[0] != inputs[0]) keys.push_back({"cast", elem_type_of(outputs[0])});
+    return keys;
+  }
+
   void compute(const OpAttrs&, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     NDArray out = outputs[0];
-    copy_into(out, inputs[0]);
+    copy_into(out, inputs[0], kernels[0], kernels.chains.size() > 1 ? &kernels[1] : nullptr);
   }
 };
 

@@ -52,14 +52,13 @@ class ArrayReduceOp : public OpDef {
   }
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const NDArray& in = inputs[0];
     NDArray out = outputs[0];
     const ReducePlan p = plan(attrs, in.shape());
     void* out_data = out.mutable_data();
     const ReduceViews v = reduce_views(p, in, in.data(), out, out_data);
-    run_kernel(find_kernel(name_, elem_type_of(in.dtype()), in.device()), {v.out, v.in}, 1,
-               nullptr);
+    run_kernel(kernels[0], {v.out, v.in}, 1, nullptr);
   }
 
  private:

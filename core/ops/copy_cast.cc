@@ -26,11 +26,16 @@ void fill(NDArray& dst, Scalar value) {
   value.encode(dst.dtype(), params.value);
   void* data = dst.mutable_data();
   auto views = ops::elementwise_views({{&dst, data}});
-  ops::run_kernel(find_kernel("fill", elem_type_of(dst.dtype()), dst.device()), views, 1, &params);
+  const KernelChain chain =
+      resolve_chain(chain_policy(), {"fill", elem_type_of(dst.dtype())}, dst.device());
+  ops::run_kernel(chain, views, 1, &params);
 }
 
-void copy_into(NDArray& dst, const NDArray& src) {
-  ops::verify_writable(dst, "copy_into");
+namespace ops {
+
+void copy_into(NDArray& dst, const NDArray& src, const KernelChain& copy,
+               const KernelChain* cast) {
+  verify_writable(dst, "copy_into");
   VERIFY(src.defined()) << "copy_into: source array is undefined";
   VERIFY(src.device().is_cpu()) << "copy_into: source is on " << src.device().name();
   NDArray from = src.broadcast_to(dst.shape());
@@ -38,14 +43,31 @@ void copy_into(NDArray& dst, const NDArray& src) {
   if (from.shares_memory_with(dst)) {
     // Overlapping views: read from a private snapshot so the result is as if copied at once.
     NDArray snapshot = NDArray::empty(src.shape(), src.dtype());
-    auto views = ops::elementwise_views(
+    auto views = elementwise_views(
         {{&snapshot, snapshot.mutable_data()}, {&src, const_cast<void*>(src.data())}});
-    ops::run_kernel(find_kernel("copy", kernel::ElemType::kAny, src.device()), views, 1, nullptr);
+    run_kernel(copy, views, 1, nullptr);
     from = snapshot.broadcast_to(dst.shape());
   }
-  const char* op = from.dtype() == dst.dtype() ? "copy" : "cast";
-  auto views = ops::elementwise_views({{&dst, out}, {&from, const_cast<void*>(from.data())}});
-  ops::run_kernel(find_kernel(op, elem_type_of(dst.dtype()), dst.device()), views, 1, nullptr);
+  const bool same = from.dtype() == dst.dtype();
+  CHECK(same || cast != nullptr) << "copy_into: no cast kernel bound for " << from.dtype()
+                                 << " to " << dst.dtype();
+  auto views = elementwise_views({{&dst, out}, {&from, const_cast<void*>(from.data())}});
+  run_kernel(same ? copy : *cast, views, 1, nullptr);
+}
+
+}  // namespace ops
+
+void copy_into(NDArray& dst, const NDArray& src) {
+  VERIFY(src.defined()) << "copy_into: source array is undefined";
+  VERIFY(dst.defined()) << "copy_into: destination array is undefined";
+  const ChainPolicy policy = chain_policy();
+  const KernelChain copy = resolve_chain(policy, {"copy", elem_type_of(src.dtype())}, src.device());
+  if (src.dtype() == dst.dtype()) {
+    ops::copy_into(dst, src, copy, nullptr);
+    return;
+  }
+  const KernelChain cast = resolve_chain(policy, {"cast", elem_type_of(dst.dtype())}, dst.device());
+  ops::copy_into(dst, src, copy, &cast);
 }
 
 NDArray cast(const NDArray& x, DataType to) {

@@ -86,10 +86,6 @@ std::vector<DataType> int32_or_float32(const OpDef& op, const std::vector<DataTy
   return {t};
 }
 
-kernel::KernelFn kernel_for(const OpDef& op, const NDArray& data) {
-  return find_kernel(op.name(), elem_type_of(data.dtype()), data.device());
-}
-
 // conv2d/dense precision (spec §5): p_x <= 8 and p_w <= 8; p_x + p_w + NB(terms), with a bias
 // max(that, p_b) + 1; in 1..32.
 int product_precision(const OpDef& op, const std::vector<int>& p, int64_t terms) {
@@ -231,22 +227,16 @@ class Conv2dOp : public OpDef {
            (static_cast<const Conv2dAttrs&>(attrs).use_bias ? 1 : 0);
   }
 
-  void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
-    compute_prepacked(attrs, inputs, outputs, nullptr, nullptr);
-  }
-
   bool takes_prepacked_weight() const override { return true; }
 
-  void compute_prepacked(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-                         const std::vector<NDArray>& outputs, kernel::KernelFn packed_for,
-                         const void* packed) const override {
+  void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const auto& a = static_cast<const Conv2dAttrs&>(attrs);
     KernelScratch scratch(inputs[0].device());
     kernel::Conv2dParams params = a.params;
     params.scratch = scratch.get();
-    const kernel::KernelFn fn = kernel_for(*this, inputs[0]);
-    run_kernel(fn, plain_views(outputs, inputs), 1, &params, fn == packed_for ? packed : nullptr);
+    run_kernel(kernels[0], plain_views(outputs, inputs), 1, &params, kernels.packed_for,
+               kernels.packed);
   }
 
  private:
@@ -324,20 +314,14 @@ class DenseOp : public OpDef {
            (static_cast<const DenseAttrs&>(attrs).use_bias ? 1 : 0);
   }
 
-  void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
-    compute_prepacked(attrs, inputs, outputs, nullptr, nullptr);
-  }
-
   bool takes_prepacked_weight() const override { return true; }
 
-  void compute_prepacked(const OpAttrs&, const std::vector<NDArray>& inputs,
-                         const std::vector<NDArray>& outputs, kernel::KernelFn packed_for,
-                         const void* packed) const override {
+  void compute(const OpAttrs&, const std::vector<NDArray>& inputs,
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     KernelScratch scratch(inputs[0].device());
     const kernel::DenseParams params{scratch.get()};
-    const kernel::KernelFn fn = kernel_for(*this, inputs[0]);
-    run_kernel(fn, plain_views(outputs, inputs), 1, &params, fn == packed_for ? packed : nullptr);
+    run_kernel(kernels[0], plain_views(outputs, inputs), 1, &params, kernels.packed_for,
+               kernels.packed);
   }
 };
 
@@ -398,9 +382,9 @@ class MaxPool2dOp : public OpDef {
   // int32: padding cells are INT32_MIN; float32: they take no part (a window of padding only
   // gives -inf) and a NaN in the window gives the canonical NaN.
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const auto& a = static_cast<const MaxPool2dAttrs&>(attrs);
-    run_kernel(kernel_for(*this, inputs[0]), plain_views(outputs, inputs), 1, &a.params);
+    run_kernel(kernels[0], plain_views(outputs, inputs), 1, &a.params);
   }
 
  private:
@@ -457,36 +441,25 @@ class UpsamplingOp : public OpDef {
   }
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const auto& a = static_cast<const UpsamplingAttrs&>(attrs);
-    run_kernel(find_kernel("upsampling", kernel::ElemType::kInt32, inputs[0].device()),
-               plain_views(outputs, inputs), 1, &a.params);
+    run_kernel(kernels[0], plain_views(outputs, inputs), 1, &a.params);
   }
 };
 
 }  // namespace
 
-kernel::KernelFn current_kernel(const OpDef& op, const std::vector<NDArray>& inputs) {
-  return kernel_for(op, inputs[0]);
-}
-
 PrepackedWeight prepack_weight(const OpDef& op, const OpAttrs& attrs,
-                               const std::vector<NDArray>& inputs, kernel::KernelFn fn) {
+                               const std::vector<NDArray>& inputs,
+                               const kernel::KernelEntry& entry) {
   PrepackedWeight out;
-  out.fn = fn;
+  out.entry = &entry;
   // The packers take int32 weights only (they narrow them to int8/int16); a float32 call's
   // kernel has no packer anyway, but never hand one anything else.
-  if (inputs.size() < 2 || inputs[0].dtype() != DataType::Int(32) ||
-      inputs[1].dtype() != DataType::Int(32)) {
+  if (entry.prepack == nullptr || inputs.size() < 2 ||
+      inputs[0].dtype() != DataType::Int(32) || inputs[1].dtype() != DataType::Int(32)) {
     return out;
   }
-  kernel::PrepackFn prepack = nullptr;
-  for (const kernel::BackendTable* t : backend_tables()) {
-    for (size_t i = 0; i < t->count && prepack == nullptr; ++i) {
-      if (t->entries[i].fn == fn) prepack = t->entries[i].prepack;
-    }
-  }
-  if (prepack == nullptr) return out;
   kernel::Conv2dParams conv{};
   const kernel::DenseParams dense{nullptr};
   const void* params = &dense;
@@ -497,12 +470,12 @@ PrepackedWeight prepack_weight(const OpDef& op, const OpAttrs& attrs,
   }
   const NDArray& w = inputs.at(1);
   const kernel::TensorView view = plain_view(w, const_cast<void*>(w.data()));
-  const size_t bytes = prepack(view, params, nullptr, 0);
+  const size_t bytes = entry.prepack(view, params, nullptr, 0);
   if (bytes == 0) return out;
   std::shared_ptr<uint8_t> data(new (std::align_val_t{64}) uint8_t[bytes], [](uint8_t* p) {
     ::operator delete[](p, std::align_val_t{64});
   });
-  if (prepack(view, params, data.get(), bytes) != bytes) return out;
+  if (entry.prepack(view, params, data.get(), bytes) != bytes) return out;
   out.data = std::move(data);
   out.bytes = bytes;
   return out;

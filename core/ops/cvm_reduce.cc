@@ -53,8 +53,14 @@ class CvmReduceOp : public OpDef {
     return is_max_ ? 1 : plan(attrs, inputs[0]).reduce_size;
   }
 
+  std::vector<const char*> kernel_ops() const override { return {kernel_op()}; }
+  std::vector<KernelKey> kernels(const OpAttrs&, const std::vector<DataType>&,
+                                 const std::vector<DataType>&) const override {
+    return {{kernel_op(), kernel::ElemType::kInt32}};
+  }
+
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const NDArray& in = inputs[0];
     NDArray out = outputs[0];
     const ReducePlan p = plan(attrs, in.shape());
@@ -62,12 +68,12 @@ class CvmReduceOp : public OpDef {
     const ReduceViews v = reduce_views(p, in, in.data(), out, out_data);
     kernel::ReduceParams params{};
     params.max_starts_at_zero = starts_at_zero(attrs);
-    run_kernel(
-        find_kernel(is_max_ ? "reduce_max" : "reduce_sum", kernel::ElemType::kInt32, in.device()),
-        {v.out, v.in}, 1, &params);
+    run_kernel(kernels[0], {v.out, v.in}, 1, &params);
   }
 
  private:
+  const char* kernel_op() const { return is_max_ ? "reduce_max" : "reduce_sum"; }
+
   // The quirk: CVM's max over axis=() without exclude starts its accumulator at 0, not at the
   // first element (the explicit-axes path does), so the result is max(0, max X).
   bool starts_at_zero(const OpAttrs& attrs) const {

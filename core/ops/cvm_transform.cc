@@ -13,6 +13,7 @@
 #include "cvm/array_ops.h"
 #include "cvm/check.h"
 #include "kernel_abi.h"
+#include "kernel_views.h"
 
 namespace cvm {
 namespace ops {
@@ -38,35 +39,35 @@ int non_unit_dims(const Shape& s) {
   return static_cast<int>(std::count_if(s.begin(), s.end(), [](int64_t d) { return d != 1; }));
 }
 
-// copy_into for a same-shaped view, slicing off leading dims while the view may still have more
+// copy_into through the bound "copy" chain for a same-shaped view, slicing off leading dims while the view may still have more
 // dims than a kernel view takes (tile and repeat views interleave up to twice the input's dims).
-void copy_view(NDArray dst, const NDArray& src) {
+void copy_view(const KernelChain& copy, NDArray dst, const NDArray& src) {
   if (non_unit_dims(dst.shape()) <= kernel::kMaxKernelDims) {
-    copy_into(dst, src);
+    copy_into(dst, src, copy, nullptr);
     return;
   }
   int d = 0;
   while (dst.shape()[d] == 1) ++d;
   for (int64_t i = 0; i < dst.shape()[d]; ++i) {
-    copy_view(dst.slice(d, i, i + 1), src.slice(d, i, i + 1));
+    copy_view(copy, dst.slice(d, i, i + 1), src.slice(d, i, i + 1));
   }
 }
 
 // Writes `src`, a view of an input with the output's shape, into `out`. An in-place op's output
 // may be that input itself: then nothing moves.
-void write_output(const NDArray& out, const NDArray& src) {
+void write_output(const KernelChain& copy, const NDArray& out, const NDArray& src) {
   NDArray dst = out;
   void* data = dst.mutable_data();  // first: may give a shared storage its private buffer
   if (dst.numel() == 0 || (data == src.data() && dst.strides() == src.strides())) return;
-  copy_view(dst, src);
+  copy_view(copy, dst, src);
 }
 
 // An op whose output is a view of input 0, copied out.
 class ViewOp : public TransformOp {
  public:
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
-    write_output(outputs[0], view(attrs, inputs, outputs[0].shape()));
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
+    write_output(kernels[0], outputs[0], view(attrs, inputs, outputs[0].shape()));
   }
 
  protected:
@@ -430,13 +431,13 @@ class ConcatenateOp : public TransformOp {
     return {*std::max_element(precisions.begin(), precisions.end())};
   }
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const NDArray& out = outputs[0];
     const int axis = axis_in("axis", as<AxisAttrs>(attrs).axis, out.ndim());
     int64_t offset = 0;
     for (const NDArray& x : inputs) {
       const int64_t extent = x.shape()[axis];
-      copy_view(out.slice(axis, offset, offset + extent), x);
+      copy_view(kernels[0], out.slice(axis, offset, offset + extent), x);
       offset += extent;
     }
   }
@@ -470,13 +471,14 @@ class RepeatOp : public TransformOp {
   }
   // Each element repeated in place: x with a new axis of `repeats` after `axis`.
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const auto& a = as<RepeatAttrs>(attrs);
     const NDArray& x = inputs[0];
     const int axis = axis_in("axis", a.axis, x.ndim());
     Shape fine = x.shape();
     fine.insert(axis + 1, a.repeats);
-    copy_view(output_as(outputs[0], fine), x.expand_dims(axis + 1).broadcast_to(fine));
+    copy_view(kernels[0], output_as(outputs[0], fine),
+              x.expand_dims(axis + 1).broadcast_to(fine));
   }
 };
 
@@ -505,10 +507,10 @@ class TileOp : public TransformOp {
   // Right-aligned: Y[k] = X[k mod shape], i.e. x seen as (1, d0, 1, d1, ...) broadcast to
   // (r0, d0, r1, d1, ...), where the shorter of x's shape and reps is padded with leading 1s.
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const Shape fine = interleaved(attrs, inputs[0].shape(), true);
     NDArray src = inputs[0].reshape(interleaved(attrs, inputs[0].shape(), false));
-    copy_view(output_as(outputs[0], fine), src.broadcast_to(fine));
+    copy_view(kernels[0], output_as(outputs[0], fine), src.broadcast_to(fine));
   }
 
  private:

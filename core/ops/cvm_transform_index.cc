@@ -22,13 +22,13 @@ void verify_indexable(const OpDef& op, int64_t dim, const Shape& out, const char
 }
 
 // `out` seen as (outer, n, inner) = `x` seen as (outer, dim, inner) at clamp(indices, 0, dim - 1).
-void gather(const NDArray& out, const NDArray& x, const NDArray& indices, int64_t outer,
-            int64_t dim, int64_t inner) {
+void gather(const KernelChain& take, const NDArray& out, const NDArray& x, const NDArray& indices,
+            int64_t outer, int64_t dim, int64_t inner) {
   NDArray y = output_as(out, Shape{outer, indices.numel(), inner});
   void* y_data = y.mutable_data();
   NDArray src = x.reshape(Shape{outer, dim, inner});
   NDArray idx = indices.reshape(Shape{indices.numel()});
-  run_kernel(find_kernel("take", elem_type_of(x.dtype()), x.device()),
+  run_kernel(take,
              {plain_view(y, y_data), plain_view(src, const_cast<void*>(src.data())),
               plain_view(idx, const_cast<void*>(idx.data()))},
              1, nullptr);
@@ -66,19 +66,24 @@ class TakeOp : public TransformOp {
     verify_indexable(*this, in[0][axis], out, "input 0", in[0]);
     return {out};
   }
+  std::vector<const char*> kernel_ops() const override { return {"take"}; }
+  std::vector<KernelKey> kernels(const OpAttrs&, const std::vector<DataType>& inputs,
+                                 const std::vector<DataType>&) const override {
+    return {{"take", elem_type_of(inputs[0])}};
+  }
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const auto& a = as<TakeAttrs>(attrs);
     const Shape& x = inputs[0].shape();
     if (!a.axis) {
-      gather(outputs[0], inputs[0], inputs[1], 1, x.numel(), 1);
+      gather(kernels[0], outputs[0], inputs[0], inputs[1], 1, x.numel(), 1);
       return;
     }
     const int axis = axis_in("axis", *a.axis, x.ndim());
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < axis; ++d) outer *= x[d];
     for (int d = axis + 1; d < x.ndim(); ++d) inner *= x[d];
-    gather(outputs[0], inputs[0], inputs[1], outer, x[axis], inner);
+    gather(kernels[0], outputs[0], inputs[0], inputs[1], outer, x[axis], inner);
   }
 };
 
@@ -113,10 +118,15 @@ class CvmLutOp : public TransformOp {
                                     const std::vector<int>& precisions) const override {
     return {precisions.at(1)};
   }
+  std::vector<const char*> kernel_ops() const override { return {"take"}; }
+  std::vector<KernelKey> kernels(const OpAttrs&, const std::vector<DataType>& inputs,
+                                 const std::vector<DataType>&) const override {
+    return {{"take", elem_type_of(inputs[1])}};
+  }
   // Y[i] = table_flat[clamp(data[i], 0, in_dim - 1)]: take without axis, from the table.
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
-    gather(outputs[0], inputs[1], inputs[0], 1, as<LutAttrs>(attrs).in_dim, 1);
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
+    gather(kernels[0], outputs[0], inputs[1], inputs[0], 1, as<LutAttrs>(attrs).in_dim, 1);
   }
 };
 
@@ -139,9 +149,14 @@ class WhereOp : public TransformOp {
         << x << " nor 1-d of length x.shape[0]";
     return {x};
   }
+  std::vector<const char*> kernel_ops() const override { return {"where"}; }
+  std::vector<KernelKey> kernels(const OpAttrs&, const std::vector<DataType>& inputs,
+                                 const std::vector<DataType>&) const override {
+    return {{"where", elem_type_of(inputs[0])}};
+  }
   // cond != 0 ? x : y; a 1-d cond selects whole rows (broadcast along the other axes).
   void compute(const OpAttrs&, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     NDArray out = outputs[0];
     void* out_data = out.mutable_data();
     const NDArray &x = inputs[1], &y = inputs[2];
@@ -156,7 +171,7 @@ class WhereOp : public TransformOp {
                                     {&cond, const_cast<void*>(cond.data())},
                                     {&x, const_cast<void*>(x.data())},
                                     {&y, const_cast<void*>(y.data())}});
-    run_kernel(find_kernel("where", elem_type_of(cond.dtype()), out.device()), views, 1, nullptr);
+    run_kernel(kernels[0], views, 1, nullptr);
   }
 };
 

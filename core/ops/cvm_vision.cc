@@ -60,10 +60,9 @@ class GetValidCountsOp : public OpDef {
   // Cost base 1 (default), applied to output 0 of shape (B,): a quirk of the reference.
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const auto& a = static_cast<const GetValidCountsAttrs&>(attrs);
-    run_kernel(find_kernel("get_valid_counts", kernel::ElemType::kInt32, inputs[0].device()),
-               plain_views(outputs, inputs), 2, &a.params);
+    run_kernel(kernels[0], plain_views(outputs, inputs), 2, &a.params);
   }
 };
 
@@ -123,13 +122,12 @@ class NmsOp : public OpDef {
   }
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     // The kernel sorts box indices in caller-owned scratch (kernels never allocate).
     NDArray order = NDArray::empty(Shape{inputs[0].shape()[1]}, DataType::Int(32));
     kernel::NmsParams params = static_cast<const NmsAttrs&>(attrs).params;
     params.order = order.mutable_data_as<int32_t>();
-    run_kernel(find_kernel("non_max_suppression", kernel::ElemType::kInt32, inputs[0].device()),
-               plain_views(outputs, inputs), 1, &params);
+    run_kernel(kernels[0], plain_views(outputs, inputs), 1, &params);
   }
 };
 

@@ -89,15 +89,14 @@ std::vector<int> ElementwiseOp::infer_precisions(const OpAttrs& attrs,
 }
 
 void ElementwiseOp::compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-                            const std::vector<NDArray>& outputs) const {
+                            const std::vector<NDArray>& outputs, const NodeKernels& kernels) const {
   NDArray out = outputs[0];
   std::vector<Operand> operands = {{&out, out.mutable_data()}};  // first: out may alias input 0
   std::vector<NDArray> broadcast;
   broadcast.reserve(inputs.size());
   for (const NDArray& in : inputs) broadcast.push_back(in.broadcast_to(out.shape()));
   for (const NDArray& in : broadcast) operands.push_back({&in, const_cast<void*>(in.data())});
-  kernel::KernelFn fn = find_kernel(spec_.kernel, elem_type_of(inputs[0].dtype()), out.device());
-  run_kernel(fn, elementwise_views(operands), 1, kernel_params(attrs));
+  run_kernel(kernels[0], elementwise_views(operands), 1, kernel_params(attrs));
 }
 
 }  // namespace ops

@@ -142,10 +142,9 @@ class FloatOp : public OpDef {
 
  protected:
   // Runs this operator's float32 kernel with `params` (the kernel's parameter struct).
-  void run_float32(const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
-                   const void* params) const {
-    run_kernel(find_kernel(name(), kernel::ElemType::kFloat32, inputs[0].device()),
-               plain_views(outputs, inputs), 1, params);
+  static void run_float32(const NodeKernels& kernels, const std::vector<NDArray>& inputs,
+                          const std::vector<NDArray>& outputs, const void* params) {
+    run_kernel(kernels[0], plain_views(outputs, inputs), 1, params);
   }
 };
 
@@ -210,8 +209,8 @@ class AvgPool2dOp : public FloatOp {
   }
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
-    run_float32(inputs, outputs, &static_cast<const AvgPool2dAttrs&>(attrs).params);
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
+    run_float32(kernels, inputs, outputs, &static_cast<const AvgPool2dAttrs&>(attrs).params);
   }
 
  private:
@@ -319,9 +318,9 @@ class SoftmaxOp : public FloatOp {
   }
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const kernel::SoftmaxParams params{axis(attrs, inputs[0].shape())};
-    run_float32(inputs, outputs, &params);
+    run_float32(kernels, inputs, outputs, &params);
   }
 
  private:
@@ -398,7 +397,7 @@ class PadOp : public OpDef {
   }
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-               const std::vector<NDArray>& outputs) const override {
+               const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const auto& a = static_cast<const PadAttrs&>(attrs);
     kernel::PadParams params{};
     for (int d = 0; d < inputs[0].ndim() && d < kernel::kMaxKernelDims; ++d) {
@@ -411,8 +410,7 @@ class PadOp : public OpDef {
       const float v = static_cast<float>(a.value);
       std::memcpy(&params.value_bits, &v, 4);
     }
-    run_kernel(find_kernel(name(), elem_type_of(inputs[0].dtype()), inputs[0].device()),
-               plain_views(outputs, inputs), 1, &params);
+    run_kernel(kernels[0], plain_views(outputs, inputs), 1, &params);
   }
 };
 

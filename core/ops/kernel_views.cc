@@ -67,8 +67,9 @@ std::vector<kernel::TensorView> plain_views(const std::vector<NDArray>& outputs,
   return views;
 }
 
-void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& views,
-                int num_outputs, const void* params, const void* prepacked) {
+void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>& views,
+                int num_outputs, const void* params, const kernel::KernelEntry* packed_for,
+                const void* packed) {
   kernel::KernelCall call;
   call.outputs = views.data();
   call.num_outputs = num_outputs;
@@ -78,8 +79,15 @@ void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& view
   // The pool's loop when more than one thread may run, so kernels split large work.
   const kernel::ParallelFor parallel = threads::kernel_parallel_for();
   call.parallel = parallel.num_threads > 1 ? &parallel : nullptr;
-  call.prepacked = prepacked;
-  fn(call);
+  for (const kernel::KernelEntry* e : chain.entries) {
+    call.prepacked = e == packed_for ? packed : nullptr;
+    if (e->fn(call) == kernel::KernelStatus::kDone) {
+      chain.last_ran = e;
+      return;
+    }
+  }
+  CVM_CHECK(false) << "every kernel of the chain for \"" << chain.key.op
+                   << "\" declined the call (the scalar reference must take every call)";
 }
 
 void verify_writable(const NDArray& dst, const char* what) {

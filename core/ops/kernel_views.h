@@ -5,6 +5,7 @@
 
 #include "cvm/ndarray.h"
 #include "kernel_abi.h"
+#include "registry_internal.h"
 
 namespace cvm {
 namespace ops {
@@ -31,11 +32,17 @@ kernel::TensorView plain_view(const NDArray& array, void* data);
 std::vector<kernel::TensorView> plain_views(const std::vector<NDArray>& outputs,
                                             const std::vector<NDArray>& inputs);
 
-// Runs `fn` over views [0, num_outputs) as outputs and the rest as inputs, with the thread
-// pool's ParallelFor when cvm::num_threads() > 1 and `prepacked` as KernelCall::prepacked (a
-// pack that `fn` itself made, or null).
-void run_kernel(kernel::KernelFn fn, const std::vector<kernel::TensorView>& views,
-                int num_outputs, const void* params, const void* prepacked = nullptr);
+// Runs `chain` over views [0, num_outputs) as outputs and the rest as inputs: its entries in
+// order until one takes the call (the last, the scalar reference, takes every call), with the
+// thread pool's ParallelFor when cvm::num_threads() > 1. `packed` goes to entry `packed_for`
+// only, as its KernelCall::prepacked. Records the entry that ran in chain.last_ran.
+void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>& views,
+                int num_outputs, const void* params, const kernel::KernelEntry* packed_for = nullptr,
+                const void* packed = nullptr);
+
+// cvm::copy_into (array_ops.h) through bound chains: `copy` runs kernel {"copy", src dtype};
+// `cast`, needed only when the dtypes differ, kernel {"cast", dst dtype}.
+void copy_into(NDArray& dst, const NDArray& src, const KernelChain& copy, const KernelChain* cast);
 
 // LogicError unless `dst` can be written element by element: defined, on the CPU, and not a
 // broadcast view (a stride of 0 on a dimension longer than 1). `what` names the operation.

@@ -1,5 +1,5 @@
 // OpDef: what the op layer knows about one operator — arity, attributes, shape, dtype,
-// precision and cost inference, and how to compute it through the kernel registry.
+// precision and cost inference, the kernels it calls, and how to compute it through them.
 #pragma once
 
 #include <memory>
@@ -12,6 +12,7 @@
 #include "cvm/op.h"
 #include "cvm/shape.h"
 #include "kernel_abi.h"
+#include "registry_internal.h"
 
 namespace cvm {
 namespace ops {
@@ -21,6 +22,17 @@ struct OpAttrs {
   virtual ~OpAttrs() = default;
 };
 struct NoAttrs : OpAttrs {};
+
+// The kernels one node (or one run_op call) computes with, bound once (bind_kernels): a chain
+// per key of OpDef::kernels(), in that order, and for conv2d/dense the weight packed for one
+// entry of chains[0] (prepack.h), which only that entry is given.
+struct NodeKernels {
+  std::vector<KernelChain> chains;
+  const kernel::KernelEntry* packed_for = nullptr;
+  const void* packed = nullptr;
+
+  const KernelChain& operator[](size_t i) const { return chains[i]; }
+};
 
 class OpDef {
  public:
@@ -52,24 +64,42 @@ class OpDef {
   virtual int64_t cost_base(const OpAttrs& attrs, const std::vector<Shape>& inputs) const {
     return 1;
   }
+  // Every kernel op compute() may call, whatever the attributes and dtypes: which table
+  // entries this operator dispatches (tested: every entry's op is some operator's). Default:
+  // the operator's own name.
+  virtual std::vector<const char*> kernel_ops() const { return {name()}; }
+  // The kernels compute() calls for these attributes and validated dtypes, in the order it
+  // indexes NodeKernels::chains. Default: kernel op name() for the dtype of input 0.
+  virtual std::vector<KernelKey> kernels(const OpAttrs& attrs, const std::vector<DataType>& inputs,
+                                         const std::vector<DataType>& outputs) const;
   // Computes into `outputs`, already allocated with the inferred shapes and dtypes (and, for
-  // in-place ops, possibly the same storage as inputs[0]). Inputs are validated.
+  // in-place ops, possibly the same storage as inputs[0]), through `kernels` (bound by
+  // bind_kernels for these attributes and operands). Inputs are validated.
   virtual void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-                       const std::vector<NDArray>& outputs) const = 0;
+                       const std::vector<NDArray>& outputs, const NodeKernels& kernels) const = 0;
 
-  // conv2d and dense: the weight (inputs[1]) can be packed once for the kernel that runs it
-  // (ops::prepack_weight, prepack.h) and handed back through compute_prepacked().
+  // conv2d and dense: the weight (inputs[1]) can be packed once for the entry of chains[0]
+  // that will run it (ops::prepack_weight, prepack.h).
   virtual bool takes_prepacked_weight() const { return false; }
-  // compute(), with `packed` as the kernel's KernelCall::prepacked when the kernel it runs is
-  // `packed_for` (a pack is only ever given to the kernel that made it). Default: compute().
-  virtual void compute_prepacked(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
-                                 const std::vector<NDArray>& outputs, kernel::KernelFn packed_for,
-                                 const void* packed) const {
-    (void)packed_for;
-    (void)packed;
-    compute(attrs, inputs, outputs);
-  }
 };
+
+// The kernels of `op` for a call with `attrs` on `inputs` giving `output_dtypes`, under
+// `policy`: one chain per kernels() key (the inputs' views inform shape preferences). Counts
+// one registry lookup per chain.
+NodeKernels bind_kernels(const OpDef& op, const OpAttrs& attrs, const std::vector<NDArray>& inputs,
+                         const std::vector<DataType>& output_dtypes, const ChainPolicy& policy);
+
+// cvm::run_op of `op` with its kernels bound under `policy`: validates the call, allocates the
+// outputs, binds, computes. `bound` (may be null) receives the chains, each with the entry
+// that took its call (KernelChain::last_ran).
+std::vector<NDArray> run_bound(const OpDef& op, const std::vector<NDArray>& inputs,
+                               const AttrMap& attrs, const ChainPolicy& policy,
+                               NodeKernels* bound = nullptr);
+
+// op.compute() with kernels bound now under the thread's preferred backend (chain_policy()):
+// for one-off calls on preallocated outputs (tests, in-place checks).
+void compute_now(const OpDef& op, const OpAttrs& attrs, const std::vector<NDArray>& inputs,
+                 const std::vector<NDArray>& outputs);
 
 // The operator named `name`, or null.
 const OpDef* find_op(const std::string& name);

@@ -1,6 +1,10 @@
 // The operator registry and the generic entry points run_op, list_ops and infer_op.
+#include <cstring>
 #include <unordered_map>
 
+#include "cvm/registry.h"
+
+#include "kernel_views.h"
 #include "op_def.h"
 
 namespace cvm {
@@ -87,6 +91,40 @@ std::vector<DataType> OpDef::infer_dtypes(const OpAttrs&, const std::vector<Data
   return std::vector<DataType>(num_outputs(), DataType::Int(32));
 }
 
+std::vector<KernelKey> OpDef::kernels(const OpAttrs&, const std::vector<DataType>& inputs,
+                                      const std::vector<DataType>&) const {
+  CHECK(!inputs.empty()) << op_prefix(*this) << "no inputs";
+  return {{name(), elem_type_of(inputs[0])}};
+}
+
+NodeKernels bind_kernels(const OpDef& op, const OpAttrs& attrs, const std::vector<NDArray>& inputs,
+                         const std::vector<DataType>& output_dtypes, const ChainPolicy& policy) {
+  std::vector<DataType> dtypes;
+  std::vector<kernel::TensorView> views;  // for shape preferences; none past kMaxKernelDims
+  bool viewable = true;
+  for (const NDArray& in : inputs) {
+    dtypes.push_back(in.dtype());
+    viewable = viewable && in.ndim() <= kernel::kMaxKernelDims;
+  }
+  for (size_t i = 0; viewable && i < inputs.size(); ++i) {
+    views.push_back(plain_view(inputs[i], const_cast<void*>(inputs[i].data())));
+  }
+  const Device device = inputs.empty() ? Device::cpu() : inputs[0].device();
+  NodeKernels bound;
+  for (const KernelKey& key : op.kernels(attrs, dtypes, output_dtypes)) {
+    bound.chains.push_back(resolve_chain(policy, key, device, viewable ? views.data() : nullptr,
+                                         static_cast<int32_t>(views.size())));
+  }
+  return bound;
+}
+
+void compute_now(const OpDef& op, const OpAttrs& attrs, const std::vector<NDArray>& inputs,
+                 const std::vector<NDArray>& outputs) {
+  std::vector<DataType> out_dtypes;
+  for (const NDArray& out : outputs) out_dtypes.push_back(out.dtype());
+  op.compute(attrs, inputs, outputs, bind_kernels(op, attrs, inputs, out_dtypes, chain_policy()));
+}
+
 std::vector<int> OpDef::infer_precisions(const OpAttrs&, const std::vector<Shape>&,
                                          const std::vector<int>&) const {
   CVM_LOGIC_ERROR() << op_prefix(*this) << "has no precision rule (not a CVM operator)";
@@ -94,37 +132,67 @@ std::vector<int> OpDef::infer_precisions(const OpAttrs&, const std::vector<Shape
 
 }  // namespace ops
 
-std::vector<NDArray> run_op(const std::string& name, const std::vector<NDArray>& inputs,
-                            const AttrMap& attr_map) {
-  const ops::OpDef& op = ops::require_op(name);
-  ops::verify_arity(op, inputs.size());
+namespace ops {
+
+std::vector<NDArray> run_bound(const OpDef& op, const std::vector<NDArray>& inputs,
+                               const AttrMap& attr_map, const ChainPolicy& policy,
+                               NodeKernels* bound) {
+  verify_arity(op, inputs.size());
   std::vector<Shape> shapes;
   std::vector<DataType> dtypes;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    VERIFY(inputs[i].defined()) << ops::op_prefix(op) << "input " << i << " is undefined";
+    VERIFY(inputs[i].defined()) << op_prefix(op) << "input " << i << " is undefined";
     VERIFY(inputs[i].device().is_cpu())
-        << ops::op_prefix(op) << "input " << i << " is on " << inputs[i].device().name()
+        << op_prefix(op) << "input " << i << " is on " << inputs[i].device().name()
         << "; only CPU arrays are supported here";
     shapes.push_back(inputs[i].shape());
     dtypes.push_back(inputs[i].dtype());
   }
-  std::unique_ptr<ops::OpAttrs> attrs = op.parse(attr_map);
+  std::unique_ptr<OpAttrs> attrs = op.parse(attr_map);
   std::vector<DataType> out_dtypes = op.infer_dtypes(*attrs, dtypes);
   std::vector<Shape> out_shapes = op.infer_shapes(*attrs, shapes);
   CHECK(out_dtypes.size() == out_shapes.size() &&
         out_shapes.size() == static_cast<size_t>(op.num_outputs()))
-      << ops::op_prefix(op) << "inference returned inconsistent output counts";
+      << op_prefix(op) << "inference returned inconsistent output counts";
   for (size_t i = 0; i < out_shapes.size(); ++i) {
     VERIFY(out_shapes[i].numel() <= kMaxOpOutputElements)
-        << ops::op_prefix(op) << "output " << i << " of shape " << out_shapes[i]
+        << op_prefix(op) << "output " << i << " of shape " << out_shapes[i]
         << " would have more than " << kMaxOpOutputElements << " elements (the per-output limit)";
   }
   std::vector<NDArray> outputs;
   for (size_t i = 0; i < out_shapes.size(); ++i) {
     outputs.push_back(NDArray::empty(out_shapes[i], out_dtypes[i]));
   }
-  op.compute(*attrs, inputs, outputs);
+  NodeKernels kernels = bind_kernels(op, *attrs, inputs, out_dtypes, policy);
+  op.compute(*attrs, inputs, outputs, kernels);
+  if (bound != nullptr) *bound = std::move(kernels);
   return outputs;
+}
+
+}  // namespace ops
+
+std::vector<NDArray> run_op(const std::string& name, const std::vector<NDArray>& inputs,
+                            const AttrMap& attr_map) {
+  return ops::run_bound(ops::require_op(name), inputs, attr_map, chain_policy());
+}
+
+bool operator_has_kernel(const std::string& name, DataType dtype, const std::string& backend) {
+  const ops::OpDef& op = ops::require_op(name);
+  const kernel::ElemType t = elem_type_of(dtype);
+  const bool any = backend.empty() || backend == "auto";
+  for (const char* kernel_op : op.kernel_ops()) {
+    bool found = false;
+    for (const kernel::BackendTable* b : backend_tables()) {
+      if (!any && backend != b->name) continue;
+      for (size_t i = 0; i < b->count && !found; ++i) {
+        const kernel::KernelEntry& e = b->entries[i];
+        found = std::strcmp(e.op, kernel_op) == 0 &&
+                (e.dtype == t || e.dtype == kernel::ElemType::kAny) && entry_usable(*b, e);
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
 }
 
 std::vector<OpInfo> list_ops() {

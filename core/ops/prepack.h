@@ -1,5 +1,5 @@
-// Weight prepacking for conv2d and dense: packing a constant weight once for the kernel that
-// runs it (KernelEntry::prepack) and handing the packed bytes to that kernel's calls.
+// Weight prepacking for conv2d and dense: packing a constant weight once for the chain entry
+// that will run it (KernelEntry::prepack) and handing the packed bytes to that entry's calls.
 #pragma once
 
 #include <cstddef>
@@ -14,22 +14,19 @@
 namespace cvm {
 namespace ops {
 
-// A weight packed by, and only for, the kernel `fn`. `data` null: that kernel declined (or has
-// no prepack), so its calls run without.
+// A weight packed by, and only for, the kernel entry `entry`. `data` null: that entry declined
+// (or has no prepack), so its calls run without.
 struct PrepackedWeight {
-  kernel::KernelFn fn = nullptr;
+  const kernel::KernelEntry* entry = nullptr;
   std::shared_ptr<const void> data;
   size_t bytes = 0;
 };
 
-// The kernel that compute() of `op` (takes_prepacked_weight) would run now on `inputs` (the
-// backend and ISA choice of this thread at this moment).
-kernel::KernelFn current_kernel(const OpDef& op, const std::vector<NDArray>& inputs);
-
-// inputs[1] packed by the prepack function of kernel `fn` (current_kernel) for a call of `op`
-// with `attrs` and `inputs`; PrepackedWeight{fn, null} when it has none or declines.
+// inputs[1] packed by the prepack function of `entry` for a call of `op` with `attrs` and
+// `inputs`; PrepackedWeight{&entry, null} when it has none or declines.
 PrepackedWeight prepack_weight(const OpDef& op, const OpAttrs& attrs,
-                               const std::vector<NDArray>& inputs, kernel::KernelFn fn);
+                               const std::vector<NDArray>& inputs,
+                               const kernel::KernelEntry& entry);
 
 }  // namespace ops
 }  // namespace cvm

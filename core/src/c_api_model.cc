@@ -16,9 +16,11 @@
 
 namespace {
 
-// Which kernels a model's runs use: the process's preferred backend, or the scalar reference
+// Which kernels a model's sessions are bound to (SessionOptions::backend): "auto", the
+// process's preferred backend when the session is made, or "scalar", the reference
 // (CVMAPILoadModel device_type 2).
-enum class BackendChoice { kPreferred, kScalar };
+constexpr const char* kPreferred = "auto";
+constexpr const char* kScalar = "scalar";
 
 // Idle sessions kept per model handle for CVMAPIInference / CVMModelInferBytes; concurrent calls
 // beyond this allocate a session for the call.
@@ -31,41 +33,28 @@ constexpr size_t kMaxFixedString = 32;
 
 struct CVMModel {
   std::shared_ptr<const cvm::Model> model;
-  BackendChoice backend = BackendChoice::kPreferred;
+  const char* backend = kPreferred;
   std::mutex mu;  // guards `idle`
   std::vector<std::unique_ptr<cvm::Session>> idle;
 };
 
 struct CVMSession {
-  CVMSession(std::shared_ptr<const cvm::Model> m, BackendChoice b)
-      : session(std::move(m)), backend(b) {}
+  CVMSession(std::shared_ptr<const cvm::Model> m, const char* backend)
+      : session(std::move(m), cvm::SessionOptions{backend}) {}
   cvm::Session session;
-  BackendChoice backend;
 };
 
 namespace cvm {
 namespace capi {
 namespace {
 
-// A model loaded for the reference (device 2) runs with the scalar backend on the running
-// thread only, whatever other threads prefer.
-template <typename F>
-void run_with_backend(BackendChoice choice, F&& fn) {
-  if (choice == BackendChoice::kPreferred) {
-    fn();
-    return;
-  }
-  ScopedThreadBackend scalar("scalar");  // this thread only: other threads keep theirs
-  fn();
-}
-
-BackendChoice backend_for_device(int device_type, int device_id) {
+const char* backend_for_device(int device_type, int device_id) {
   VERIFY(device_id >= 0) << "CVMAPILoadModel: device_id must be >= 0, found " << device_id;
   switch (device_type) {
     case CVM_MODEL_DEVICE_CPU:
-      return BackendChoice::kPreferred;
+      return kPreferred;
     case CVM_MODEL_DEVICE_REFERENCE:
-      return BackendChoice::kScalar;
+      return kScalar;
     case CVM_MODEL_DEVICE_CUDA: {
       const std::vector<std::string> compiled = compiled_backends();
       VERIFY(std::find(compiled.begin(), compiled.end(), "cuda") != compiled.end())
@@ -85,7 +74,7 @@ CVMModel* as_model(const void* handle, const char* fn) {
   return static_cast<CVMModel*>(const_cast<void*>(handle));
 }
 
-CVMModelHandle new_model(std::shared_ptr<const Model> model, BackendChoice backend) {
+CVMModelHandle new_model(std::shared_ptr<const Model> model, const char* backend) {
   auto handle = std::make_unique<CVMModel>();
   handle->model = std::move(model);
   handle->backend = backend;
@@ -104,7 +93,9 @@ class PooledSession {
         m_->idle.pop_back();
       }
     }
-    if (!s_) s_ = std::make_unique<Session>(m_->model);
+    // A session binds its kernels when made: one bound before a CVMSetBackend is not reused.
+    if (s_ && m_->backend == kPreferred && s_->backend() != current_backend()) s_.reset();
+    if (!s_) s_ = std::make_unique<Session>(m_->model, SessionOptions{m_->backend});
   }
   ~PooledSession() {
     try {
@@ -124,9 +115,7 @@ class PooledSession {
 
 void infer(CVMModel* m, const void* in, size_t in_len, void* out, size_t out_capacity) {
   PooledSession s(m);
-  run_with_backend(m->backend, [&] {
-    (*s).infer_bytes(static_cast<const char*>(in), in_len, static_cast<char*>(out), out_capacity);
-  });
+  (*s).infer_bytes(static_cast<const char*>(in), in_len, static_cast<char*>(out), out_capacity);
 }
 
 void put_u64(unsigned long long* dst, uint64_t value, const char* fn, const char* arg) {
@@ -175,7 +164,7 @@ extern "C" int CVMAPILoadModel(const char* graph_json, int graph_strlen, const c
     require_not_null(graph_json, kFn, "graph_json");
     cvm::capi::check_length(graph_strlen, kFn, "graph_strlen");
     cvm::capi::check_length(param_strlen, kFn, "param_strlen");
-    const BackendChoice backend = cvm::capi::backend_for_device(device_type, device_id);
+    const char* backend = cvm::capi::backend_for_device(device_type, device_id);
     // Bindings that count the C string's NUL (strlen + 1) are accepted too.
     size_t json_len = static_cast<size_t>(graph_strlen);
     while (json_len > 0 && graph_json[json_len - 1] == '\0') --json_len;
@@ -276,7 +265,7 @@ extern "C" int CVMModelLoadFile(const char* path, CVMModelHandle* out) {
   return guard([&] {
     require_not_null(out, "CVMModelLoadFile", "out");
     require_not_null(path, "CVMModelLoadFile", "path");
-    *out = cvm::capi::new_model(cvm::Model::load_file(path), BackendChoice::kPreferred);
+    *out = cvm::capi::new_model(cvm::Model::load_file(path), kPreferred);
   });
 }
 
@@ -284,7 +273,7 @@ extern "C" int CVMModelLoadBytes(const void* data, size_t size, CVMModelHandle* 
   if (out != nullptr) *out = nullptr;
   return guard([&] {
     require_not_null(out, "CVMModelLoadBytes", "out");
-    *out = cvm::capi::new_model(cvm::Model::from_bytes(data, size), BackendChoice::kPreferred);
+    *out = cvm::capi::new_model(cvm::Model::from_bytes(data, size), kPreferred);
   });
 }
 
@@ -296,7 +285,7 @@ extern "C" int CVMModelLoadCVM(const char* graph_json, size_t graph_len, const v
     require_not_null(graph_json, "CVMModelLoadCVM", "graph_json");
     *out = cvm::capi::new_model(
         cvm::Model::from_cvm(std::string(graph_json, graph_len), params, params_len),
-        BackendChoice::kPreferred);
+        kPreferred);
   });
 }
 
@@ -416,7 +405,7 @@ extern "C" int CVMSessionSetInput(CVMSessionHandle session, const char* name,
 extern "C" int CVMSessionRun(CVMSessionHandle session) {
   return guard([&] {
     require_not_null(session, "CVMSessionRun", "session");
-    cvm::capi::run_with_backend(session->backend, [&] { session->session.run(); });
+    session->session.run();
   });
 }
 

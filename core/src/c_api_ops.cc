@@ -226,6 +226,21 @@ int CVMOpHasKernel(const char* op_kernel_name, const char* dtype_name, const cha
   });
 }
 
+int CVMOperatorHasKernel(const char* op_name, const char* dtype_name, const char* backend,
+                         int* available) {
+  return guard([&] {
+    constexpr const char* fn = "CVMOperatorHasKernel";
+    require_not_null(available, fn, "available");
+    *available = 0;
+    require_not_null(op_name, fn, "op_name");
+    require_not_null(dtype_name, fn, "dtype_name");
+    *available = cvm::operator_has_kernel(op_name, cvm::DataType::parse(dtype_name),
+                                          backend == nullptr ? "" : backend)
+                     ? 1
+                     : 0;
+  });
+}
+
 int CVMOpInfer(const char* op_name, const int64_t* const* input_shapes, const int* input_ndims,
                const int* input_precisions, int num_inputs, const char* attrs_json,
                int* num_outputs, const int64_t* const** output_shapes, const int** output_ndims,

@@ -1,6 +1,8 @@
-// The kernel registry: backend tables in preference order, selection by API and CVMRT_BACKEND.
+// The kernel registry: backend tables in preference order, selection by API and CVMRT_BACKEND,
+// and the kernel chains the op layer binds once per node.
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -16,13 +18,6 @@ namespace {
 using kernel::BackendTable;
 using kernel::ElemType;
 using kernel::KernelEntry;
-
-const char* elem_type_name(ElemType t) {
-  static const char* const kNames[] = {"int8",    "int16",    "int32",   "int64",  "uint8",
-                                       "uint16",  "uint32",   "uint64",  "float16", "bfloat16",
-                                       "float32", "float64",  "bool",    "any"};
-  return kNames[static_cast<int>(t)];
-}
 
 class Registry {
  public:
@@ -73,21 +68,10 @@ class Registry {
     return preferred_.load(std::memory_order_acquire);
   }
 
-  static bool usable(const BackendTable& b, const KernelEntry& e) {
-    if (e.required_features == 0) return true;
-    uint32_t have = b.cpu_features ? b.cpu_features() : 0;
-    return (have & e.required_features) == e.required_features;
-  }
-
-  const KernelEntry* find_in(int backend, const std::string& op, ElemType t, int device) const {
-    const BackendTable& b = *backends_[backend];
-    if (b.device_type != device) return nullptr;
+  const std::vector<const KernelEntry*>& entries_for(int backend, const char* op) const {
+    static const std::vector<const KernelEntry*> kNone;
     auto it = by_op_[backend].find(op);
-    if (it == by_op_[backend].end()) return nullptr;
-    for (const KernelEntry* e : it->second) {
-      if ((e->dtype == t || e->dtype == ElemType::kAny) && usable(b, *e)) return e;
-    }
-    return nullptr;
+    return it == by_op_[backend].end() ? kNone : it->second;
   }
 
   std::string compiled_list() const {
@@ -129,18 +113,103 @@ ElemType elem_type_of(DataType t) {
   CVM_LOGIC_ERROR() << "unsupported dtype " << t;
 }
 
-kernel::KernelFn find_kernel(const char* op, ElemType t, Device device) {
-  Registry& r = Registry::get();
-  int dev = static_cast<int>(device.type);
-  int preferred = r.preferred();
-  if (const KernelEntry* e = r.find_in(preferred, op, t, dev)) return e->fn;
-  int scalar = static_cast<int>(r.backends().size()) - 1;
-  if (preferred != scalar) {
-    if (const KernelEntry* e = r.find_in(scalar, op, t, dev)) return e->fn;
-  }
-  CVM_LOGIC_ERROR() << "no kernel for op \"" << op << "\" with dtype " << elem_type_name(t)
-                    << " on " << device.name();
+const char* elem_type_name(ElemType t) {
+  static const char* const kNames[] = {"int8",    "int16",   "int32",   "int64", "uint8",
+                                       "uint16",  "uint32",  "uint64",  "float16",
+                                       "bfloat16", "float32", "float64", "bool",  "any"};
+  return kNames[static_cast<int>(t)];
 }
+
+bool entry_usable(const BackendTable& b, const KernelEntry& e) {
+  if (e.required_features == 0) return true;
+  const uint32_t have = b.cpu_features ? b.cpu_features() : 0;
+  return (have & e.required_features) == e.required_features;
+}
+
+namespace {
+
+std::atomic<uint64_t> g_lookups{0};
+
+// "amx-tile amx-int8": the features `e` needs that this machine (after CVMRT_ISA) lacks.
+std::string missing_features(const BackendTable& b, const KernelEntry& e) {
+  const uint32_t have = b.cpu_features ? b.cpu_features() : 0;
+  std::string s;
+  for (int i = 0; i < kernel::kNumCpuFeatures; ++i) {
+    const uint32_t bit = 1u << i;
+    if ((e.required_features & bit) != 0 && (have & bit) == 0) {
+      s += (s.empty() ? "" : " ") + std::string(kernel::kCpuFeatureNames[i]);
+    }
+  }
+  return s;
+}
+
+bool serves(const KernelEntry& e, ElemType t) {
+  return e.dtype == t || e.dtype == ElemType::kAny;
+}
+
+}  // namespace
+
+ChainPolicy chain_policy(const std::string& name) {
+  Registry& r = Registry::get();
+  ChainPolicy p;
+  if (name.empty() || name == "auto") {
+    p.backend = r.preferred();
+  } else {
+    p.backend = r.index_of(name);
+    VERIFY(p.backend >= 0) << "unknown backend \"" << name << "\" (compiled: " << r.compiled_list()
+                           << ")";
+  }
+  return p;
+}
+
+KernelChain resolve_chain(const ChainPolicy& policy, KernelKey key, Device device,
+                          const kernel::TensorView* inputs, int32_t num_inputs) {
+  g_lookups.fetch_add(1, std::memory_order_relaxed);
+  Registry& r = Registry::get();
+  const int dev = static_cast<int>(device.type);
+  const int scalar = static_cast<int>(r.backends().size()) - 1;
+  KernelChain chain;
+  chain.key = key;
+  std::vector<const KernelEntry*> unsuited;
+  if (policy.pin != nullptr) {
+    if (std::strcmp(policy.pin->op, key.op) == 0 && serves(*policy.pin, key.dtype)) {
+      chain.entries.push_back(policy.pin);
+    }
+  } else if (policy.backend >= 0 && policy.backend != scalar &&
+             r.backends()[policy.backend]->device_type == dev) {
+    const BackendTable& b = *r.backends()[policy.backend];
+    for (const KernelEntry* e : r.entries_for(policy.backend, key.op)) {
+      if (!serves(*e, key.dtype)) continue;
+      if (!entry_usable(b, *e)) {
+        chain.notes.push_back(std::string(e->name) + ": CPU lacks " + missing_features(b, *e));
+      } else if (e->suits != nullptr && inputs != nullptr && !e->suits(inputs, num_inputs)) {
+        unsuited.push_back(e);
+      } else {
+        chain.entries.push_back(e);
+      }
+    }
+  }
+  for (const KernelEntry* e : unsuited) {
+    chain.notes.push_back(std::string(e->name) + ": moved behind " +
+                          (chain.entries.empty() ? std::string("nothing")
+                                                 : chain.entries.back()->name) +
+                          ", it does not suit these shapes");
+    chain.entries.push_back(e);
+  }
+  if (r.backends()[scalar]->device_type == dev) {
+    for (const KernelEntry* e : r.entries_for(scalar, key.op)) {
+      if (serves(*e, key.dtype)) {
+        chain.entries.push_back(e);
+        break;
+      }
+    }
+  }
+  VERIFY(!chain.entries.empty()) << "no kernel for op \"" << key.op << "\" with dtype "
+                                 << elem_type_name(key.dtype) << " on " << device.name();
+  return chain;
+}
+
+uint64_t registry_lookups() { return g_lookups.load(std::memory_order_relaxed); }
 
 const std::vector<const BackendTable*>& backend_tables() { return Registry::get().backends(); }
 
@@ -167,28 +236,36 @@ ScopedThreadBackend::ScopedThreadBackend(const std::string& name)
 
 ScopedThreadBackend::~ScopedThreadBackend() { Registry::thread_override() = previous_; }
 
+namespace {
+
+// "avx512vnni" of "conv2d_i8i32__avx512vnni".
+std::string how_of(const KernelEntry& e) {
+  const char* sep = std::strstr(e.name, "__");
+  return sep == nullptr ? std::string() : std::string(sep + 2);
+}
+
+}  // namespace
+
 std::vector<KernelInfo> list_kernels() {
   std::vector<KernelInfo> out;
   for (const BackendTable* b : Registry::get().backends()) {
     for (size_t k = 0; k < b->count; ++k) {
       const KernelEntry& e = b->entries[k];
-      out.push_back({b->name, e.op, elem_type_name(e.dtype), e.variant, Registry::usable(*b, e)});
+      out.push_back({b->name, e.op, elem_type_name(e.dtype), how_of(e), entry_usable(*b, e),
+                     e.name});
     }
   }
   return out;
 }
 
 std::string resolve_kernel(const std::string& op, DataType dtype) {
-  Registry& r = Registry::get();
-  ElemType t = elem_type_of(dtype);
-  int preferred = r.preferred();
-  int scalar = static_cast<int>(r.backends().size()) - 1;
-  for (int b : {preferred, scalar}) {
-    if (const KernelEntry* e = r.find_in(b, op, t, kDLCPU)) {
-      return std::string(r.backends()[b]->name) + "/" + e->variant;
-    }
+  const KernelChain chain =
+      resolve_chain(chain_policy(), {op.c_str(), elem_type_of(dtype)}, Device::cpu());
+  const KernelEntry& e = *chain.entries.front();
+  for (const BackendTable* b : Registry::get().backends()) {
+    if (&e >= b->entries && &e < b->entries + b->count) return std::string(b->name) + "/" + how_of(e);
   }
-  CVM_LOGIC_ERROR() << "no kernel for op \"" << op << "\" with dtype " << dtype;
+  CVM_LOGIC_ERROR() << "kernel " << e.name << " is in no table";
 }
 
 }  // namespace cvm

@@ -119,20 +119,26 @@ std::string join(const std::vector<std::string>& items, const char* none = "(non
 KernelChoice choose(const std::string& op, const std::string& dtype) {
   // An "any" kernel serves every dtype: ask for one it must serve.
   const DataType t = dtype == "any" ? DataType::Int(32) : DataType::parse(dtype);
-  KernelChoice k{op, dtype, "", ""};
+  KernelChoice k{op, dtype, "", "", ""};
   try {
-    const std::string chosen = resolve_kernel(op, t);
-    const size_t slash = chosen.find('/');
-    k.backend = chosen.substr(0, slash);
-    k.variant = slash == std::string::npos ? "" : chosen.substr(slash + 1);
+    const KernelChain chain = resolve_chain(chain_policy(), {op.c_str(), elem_type_of(t)},
+                                            Device::cpu());
+    const kernel::KernelEntry& e = *chain.entries.front();
+    for (const kernel::BackendTable* b : backend_tables()) {
+      if (&e >= b->entries && &e < b->entries + b->count) k.backend = b->name;
+    }
+    k.name = e.name;
+    const char* how = std::strstr(e.name, "__");
+    k.variant = how == nullptr ? "" : how + 2;
   } catch (const LogicError&) {
     k.backend = "none";  // no compiled backend has it (or CVMRT_BACKEND is bad)
   }
   return k;
 }
 
+// "simd/avx2"; the scalar reference is just "scalar".
 std::string kernel_str(const KernelChoice& k) {
-  return k.variant.empty() ? k.backend : k.backend + "/" + k.variant;
+  return k.variant.empty() || k.variant == k.backend ? k.backend : k.backend + "/" + k.variant;
 }
 
 // "isa level: avx2 (CVMRT_ISA=avx2 caps it; the CPU has avx512)".
@@ -271,15 +277,15 @@ std::string format_system_info(const SystemInfo& info) {
   os << threads_line(info) << "\n";
   os << "backends: " << join(info.compiled_backends) << " (preferred: "
      << (info.backend.empty() ? "none, see the warning" : info.backend) << ")\n";
-  os << "\nmain kernels (op dtype -> backend/variant):\n";
+  os << "\nmain kernels (op dtype -> the kernel that heads its chain):\n";
   size_t width = 0;
   for (const KernelChoice& k : info.main_kernels) width = std::max(width, k.op.size());
   for (const KernelChoice& k : info.main_kernels) {
     os << "  " << k.op << std::string(width - k.op.size(), ' ') << " " << k.dtype << " -> "
-       << kernel_str(k) << "\n";
+       << (k.name.empty() ? k.backend : k.name) << "\n";
   }
   // Every kernel, one line per op and choice: "  add int8 int16 ... -> simd/avx512".
-  os << "\nall kernels (op dtypes -> backend/variant):\n";
+  os << "\nall kernels (op dtypes -> backend/how):\n";
   for (size_t i = 0; i < info.kernels.size();) {
     std::map<std::string, std::string> by_choice;  // choice -> dtypes
     std::vector<std::string> order;

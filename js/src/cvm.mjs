@@ -40,11 +40,16 @@ export class Cvm {
     return this.native.string(this.native.raw('CVMGetBackend') >>> 0);
   }
 
-  /** Selects the preferred backend ("auto", "scalar", ...); same bits, different speed. */
+  /**
+   * Selects the preferred backend ("auto", "scalar", ...); same bits, different speed. Operators
+   * use it from the next call, models from their next run() (a native session binds its kernels
+   * when it is made, so a model's session is remade after a switch).
+   */
   setBackend(name) {
     const p = this.native.cstring(name);
     try {
       this.native.call('CVMSetBackend', p);
+      this._backendSwitches = (this._backendSwitches || 0) + 1;
     } finally {
       this.native.free(p);
     }

@@ -146,10 +146,17 @@ export class CvmModel {
       throw new CvmLogicError(`run(): expected an object keyed by input name, e.g. { ${this.inputs[0].name}: array }`);
     }
     const rec = this._rec;
+    // A session is bound to the backend preferred when it was made: remade after setBackend().
+    const switches = this._cvm._backendSwitches || 0;
+    if (rec.session && rec.sessionSwitches !== switches) {
+      n.call('CVMSessionFree', rec.session);
+      rec.session = 0;
+    }
     if (!rec.session) {
       const s = n.scratch;
       n.call('CVMSessionCreate', h, s);
       rec.session = n.u32(s);
+      rec.sessionSwitches = switches;
     }
     const temps = [];
     try {

@@ -75,6 +75,29 @@ for (const variant of VARIANTS) {
   }
 }
 
+test('models: setBackend() between runs: the next run is remade on the new backend, same bits', async () => {
+  for (const variant of VARIANTS) {
+    const cvm = await runtime(variant);
+    const { json, params, input } = files('lenet');
+    cvm.scope(() => {
+      const model = cvm.loadModel({ json, params });
+      const data = cvm.fromBytes(input.bytes, { shape: input.shape, dtype: input.dtype });
+      const key = model.outputs[0].key;
+      const want = [...model.run({ data })[key].toTypedArray()];
+      try {
+        cvm.setBackend('scalar');
+        assert.deepEqual([...model.run({ data })[key].toTypedArray()], want);
+        assert.deepEqual([...model.run({ data })[key].toTypedArray()], want);
+      } finally {
+        cvm.setBackend('auto');
+      }
+      assert.deepEqual([...model.run({ data })[key].toTypedArray()], want);
+    });
+    assert.equal(cvm.memory().liveModels, 0);
+    assert.equal(cvm.memory().liveArrays, 0);
+  }
+});
+
 test('models: lenet from a cvmrt model file, run twice, dispose', async (t) => {
   const cvm = await runtime(VARIANTS[0]);
   const { json, params, input } = files('lenet');

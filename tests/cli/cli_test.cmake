@@ -191,6 +191,17 @@ elseif(SCENARIO STREQUAL "inspect")
     expect_match("${OUT}" "${re}" "inspect report")
   endforeach()
   expect_match("${OUT}" "\nproducer: unknown \\(CVM JSON\\)\n" "producer of a CVM JSON model")
+  # Provenance: per node the chain of kernels it is bound to, the scalar reference last.
+  expect_match("${OUT}" "\nkernels \\(backend [a-z]+;" "kernels section")
+  expect_match("${OUT}" "\n  conv1 +conv2d +[a-z0-9_]+__[a-z0-9_]+( \\(weight packed\\))?( > [a-z0-9_]+__[a-z0-9_]+( \\(weight packed\\))?)*\n"
+               "conv1's chain")
+  expect_match("${OUT}" "\n  fc1 +dense +[^\n]*dense_i32__scalar\n" "fc1's chain ends with the reference")
+  cvm(0 inspect "${LENET_JSON}" --params "${LENET_PARAMS}" --backend scalar)
+  expect_match("${OUT}" "\nkernels \\(backend scalar;" "kernels of the scalar backend")
+  expect_match("${OUT}" "\n  conv1 +conv2d +conv2d_i32__scalar\n" "conv1 on the reference alone")
+  cvm(1 inspect "${LENET_JSON}" --params "${LENET_PARAMS}" --backend tpu)
+  expect_match("${ERR}" "unknown backend \"tpu\"" "unknown backend")
+  cvm(0 inspect "${LENET_JSON}" --params "${LENET_PARAMS}")
   inspect_total("${OUT}" json_total)
   cvm(0 convert "${LENET_JSON}" "${LENET_PARAMS}" -o lenet.cvmrt)
   cvm(0 inspect lenet.cvmrt)
@@ -336,7 +347,7 @@ elseif(SCENARIO STREQUAL "system_report")
   foreach(re "(^|\n)cpu: [^\n]+" "\ncpu features: [^\n]+" "\nusable features: "
              "\nthreads: [0-9]+ \\(default: the hardware concurrency\\)"
              "\nbackends: [^\n]*scalar \\(preferred: [a-z]+\\)"
-             "\nmain kernels" "\n  conv2d +int32 -> [a-z]+/" "\n  dense +int32 -> "
+             "\nmain kernels" "\n  conv2d +int32 -> conv2d_[a-z0-9]+__[a-z0-9_]+\n" "\n  dense +int32 -> "
              "\n  matmul +int32 -> " "\n  add +int32 -> " "\n  max_pool2d +int32 -> "
              "\n  reduce_sum +int32 -> " "\nall kernels" "\n  relu int32( float32)? -> ")
     expect_match("${OUT}" "${re}" "system report")
@@ -358,8 +369,8 @@ elseif(SCENARIO STREQUAL "system_report")
   if(have_levels)
     expect_match("${OUT}" "\nisa level: (avx2|scalar) \\(CVMRT_ISA=avx2 caps it" "capped level")
     if(OUT MATCHES "\nisa level: avx2")
-      expect_match("${OUT}" "\n  conv2d +int32 -> simd/avx2\n" "conv2d at avx2")
-      expect_match("${OUT}" "\n  add +int32 -> simd/avx2\n" "add at avx2")
+      expect_match("${OUT}" "\n  conv2d +int32 -> conv2d_i16i32__avx2\n" "conv2d at avx2")
+      expect_match("${OUT}" "\n  add +int32 -> add_i32__avx2\n" "add at avx2")
     endif()
     if(OUT MATCHES "usable features: [^\n]*avx512")
       message(FATAL_ERROR "CVMRT_ISA=avx2 left avx512 usable:\n${OUT}")
@@ -368,7 +379,7 @@ elseif(SCENARIO STREQUAL "system_report")
     cvm(0 inspect --system)
     expect_match("${OUT}" "\nisa level: scalar \\(CVMRT_ISA=scalar caps it" "scalar level")
     expect_match("${OUT}" "\nusable features: \\(none\\)\n" "no features at scalar")
-    expect_match("${OUT}" "\n  conv2d +int32 -> scalar/ref\n" "conv2d at scalar")
+    expect_match("${OUT}" "\n  conv2d +int32 -> conv2d_i32__scalar\n" "conv2d at scalar")
   endif()
 
   # an unknown CVMRT_ISA is a warning in the report and on stderr, never silently ignored

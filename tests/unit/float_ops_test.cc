@@ -327,27 +327,31 @@ TEST_CASE("float conv2d and dense never prepack: no float32 weight reaches a pac
   for (auto [op, attrs, in] : {std::tuple{conv, conv_attrs.get(), &conv_in},
                                std::tuple{dense, dense_attrs.get(), &dense_in}}) {
     INFO(op->name());
-    const kernel::KernelFn fn = ops::current_kernel(*op, *in);
-    CHECK(fn == find_kernel(op->name(), kernel::ElemType::kFloat32, Device::cpu()));
-    const ops::PrepackedWeight packed = ops::prepack_weight(*op, *attrs, *in, fn);
-    CHECK(packed.fn == fn);
-    CHECK(packed.data == nullptr);
+    const Shape out_shape = op == conv ? Shape{1, 2, 3, 3} : Shape{1, 2};
+    const ops::NodeKernels bound =
+        ops::bind_kernels(*op, *attrs, *in, {DataType::Float(32)}, chain_policy());
+    for (const kernel::KernelEntry* e : bound[0].entries) {
+      CHECK(e->prepack == nullptr);
+      CHECK(ops::prepack_weight(*op, *attrs, *in, *e).data == nullptr);
+    }
     // Even asked for an int32 kernel that has a packer, a float32 weight is declined.
     int packers = 0;
     for (const kernel::BackendTable* t : backend_tables()) {
       for (size_t i = 0; i < t->count; ++i) {
         const kernel::KernelEntry& e = t->entries[i];
         if (e.prepack == nullptr || std::string(e.op) != op->name()) continue;
-        CHECK(ops::prepack_weight(*op, *attrs, *in, e.fn).data == nullptr);
+        CHECK(ops::prepack_weight(*op, *attrs, *in, e).data == nullptr);
         ++packers;
       }
     }
     INFO(packers << " packers asked");
-    // Running with a pack made for another kernel runs the float kernel without it.
-    const Shape out_shape = op == conv ? Shape{1, 2, 3, 3} : Shape{1, 2};
+    // A pack tagged for another entry is never handed to the float kernel that runs.
     std::vector<NDArray> out = {NDArray::empty(out_shape, DataType::Float(32))};
     const int dummy = 0;
-    op->compute_prepacked(*attrs, *in, out, nullptr, &dummy);
+    ops::NodeKernels tagged = bound;
+    tagged.packed_for = &kernel::kScalarBackend.entries[0];
+    tagged.packed = &dummy;
+    op->compute(*attrs, *in, out, tagged);
     CHECK(bits(out[0]) == std::vector<uint32_t>(out[0].numel(), 0));
   }
 }
@@ -384,7 +388,7 @@ TEST_CASE("float max_pool2d: a window entirely in padding gives -inf (kernel lev
   NDArray x = f32({1, 1, 1, 1}, {5});
   NDArray y = NDArray::empty({1, 1, 1, 2}, DataType::Float(32));
   kernel::MaxPool2dParams p{2, 2, 1, 2, 2, 0};  // window rows -2, -1: all padding
-  ops::run_kernel(find_kernel("max_pool2d", kernel::ElemType::kFloat32, Device::cpu()),
+  ops::run_kernel(resolve_chain(chain_policy(), {"max_pool2d", kernel::ElemType::kFloat32}, Device::cpu()),
                   ops::plain_views({y}, {x}), 1, &p);
   CHECK(fvals(y) == std::vector<float>{-kInf, -kInf});
 }

@@ -564,11 +564,11 @@ TEST_CASE("max_pool2d: a window entirely in padding gives INT32_MIN (kernel leve
   NDArray x = i32({1, 1, 1, 1}, {5});
   NDArray y = NDArray::empty({1, 1, 1, 2}, DataType::Int(32));
   kernel::MaxPool2dParams p{2, 2, 1, 2, 2, 0};  // window rows -2, -1: all padding
-  ops::run_kernel(find_kernel("max_pool2d", kernel::ElemType::kInt32, Device::cpu()),
+  ops::run_kernel(resolve_chain(chain_policy(), {"max_pool2d", kernel::ElemType::kInt32}, Device::cpu()),
                   ops::plain_views({y}, {x}), 1, &p);
   CHECK(vals(y) == std::vector<int32_t>{kMin, kMin});
   p = {2, 2, 1, 1, 1, 0};  // rows -1, 0; columns 0, 1 then 1, 2: the second misses the input
-  ops::run_kernel(find_kernel("max_pool2d", kernel::ElemType::kInt32, Device::cpu()),
+  ops::run_kernel(resolve_chain(chain_policy(), {"max_pool2d", kernel::ElemType::kInt32}, Device::cpu()),
                   ops::plain_views({y}, {x}), 1, &p);
   CHECK(vals(y) == std::vector<int32_t>{5, kMin});
 }

@@ -1,7 +1,7 @@
 // Weight prepacking in the graph runtime: models give the same outputs whether their conv2d and
-// dense weights run prepacked (simd backend) or not (scalar), across backend switches between
-// runs, thread counts and concurrent sessions; packs are made once per kernel and kept; the op
-// layer gives a pack to the kernel that made it and to no other.
+// dense weights run prepacked (simd backend) or not (scalar), whatever the backend of other
+// sessions, thread counts and concurrent sessions; packs are made once per chain entry and
+// kept; the op layer gives a pack to the entry that made it and to no other.
 // The op-layer headers bring the library's CHECK/VERIFY macros: included first, then dropped
 // for Catch2's.
 #include "op_def.h"
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cvm/op.h"
+#include "registry_internal.h"
 #include "cvm/registry.h"
 #include "cvm/threads.h"
 #include "graph_test_util.h"
@@ -80,9 +81,6 @@ struct RestoreBackend {
   }
 };
 
-// A kernel that is not the one running: packs tagged for it must not be given to anyone.
-void not_this_kernel(const cvm::kernel::KernelCall&) {}
-
 }  // namespace
 
 // The op layer hands a pack to exactly the kernel it was made for: a pack of another weight w2
@@ -112,56 +110,73 @@ TEST_CASE("prepacked weights reach only the kernel they were made for", "[graph]
       REQUIRE(with_w1 != with_w2);
       const auto attrs = op->parse(c.attrs);
       const std::vector<NDArray> inputs = {x, w1};
-      const cvm::kernel::KernelFn fn = cvm::ops::current_kernel(*op, inputs);
-      const cvm::ops::PrepackedWeight pack = cvm::ops::prepack_weight(*op, *attrs, {x, w2}, fn);
-      CHECK(pack.fn == fn);
-      auto run = [&](cvm::kernel::KernelFn packed_for) {
+      const cvm::ops::NodeKernels bound = cvm::ops::bind_kernels(
+          *op, *attrs, inputs, {cvm::DataType::Int(32)}, cvm::chain_policy());
+      const cvm::kernel::KernelEntry* head = bound[0].entries.front();
+      const cvm::ops::PrepackedWeight pack = cvm::ops::prepack_weight(*op, *attrs, {x, w2}, *head);
+      CHECK(pack.entry == head);
+      auto run = [&](const cvm::kernel::KernelEntry* packed_for) {
         NDArray y = NDArray::zeros(cvm::Shape(cvm::run_op(c.op, {x, w1}, c.attrs)[0].shape()),
                                    cvm::DataType::Int(32));
-        op->compute_prepacked(*attrs, inputs, {y}, packed_for, pack.data.get());
+        cvm::ops::NodeKernels k = bound;
+        k.packed_for = packed_for;
+        k.packed = pack.data.get();
+        op->compute(*attrs, inputs, {y}, k);
+        CHECK(k[0].last_ran == head);
         return t::flat_values(y);
       };
-      // Not this kernel's: ignored.
-      CHECK(run(&not_this_kernel) == with_w1);
-      if (pack.data != nullptr) {  // a kernel that packs (the x86 GEMM ones)
+      // Tagged for an entry that does not run: ignored.
+      CHECK(run(&cvm::kernel::kScalarBackend.entries[0]) == with_w1);
+      if (pack.data != nullptr) {  // an entry that packs (the x86 GEMM ones)
         CHECK(gemm_kernels_run());
         CHECK(pack.bytes > 0);
-        CHECK(run(fn) == with_w2);
+        CHECK(run(head) == with_w2);
       } else {
         CHECK_FALSE(gemm_kernels_run());
-        CHECK(run(fn) == with_w1);
+        CHECK(run(head) == with_w1);
       }
     }
   }
 }
 
-TEST_CASE("prepacked weights: same outputs as the scalar reference, across backend switches",
+TEST_CASE("prepacked weights: same outputs as the scalar reference, sessions bound once",
           "[graph][prepack]") {
   RestoreBackend restore;
+  const char* env = std::getenv("CVMRT_PREPACK");
   for (const Loaded& l : models()) {
     INFO("model " << l.name);
     const auto cost = l.model->cost();
-    cvm::set_backend("scalar");
-    Session s(l.model);
-    const auto want = run_in(s, l.input);
-    CHECK(l.model->prepacked_bytes() == 0);  // scalar kernels take no packs
+    Session ref(l.model, cvm::SessionOptions{"scalar"});
+    CHECK(ref.backend() == "scalar");
+    const auto want = run_in(ref, l.input);
+    CHECK(l.model->prepacked_bytes() == 0);  // the scalar reference takes no packs
     cvm::set_backend("auto");
+    const bool on = gemm_kernels_run() && (env == nullptr || std::string(env) != "0");
+    Session s(l.model);
     for (int threads : {1, 3}) {
       cvm::set_num_threads(threads);
       CHECK(run_in(s, l.input) == want);
     }
     const uint64_t packed = l.model->prepacked_bytes();
-    const char* env = std::getenv("CVMRT_PREPACK");
-    const bool on = gemm_kernels_run() && (env == nullptr || std::string(env) != "0");
     CHECK((packed > 0) == (on && l.packs));
-    // Back to scalar in the same session, then simd again: the packs are reused, not remade.
+    // A later switch binds later sessions only: `s` keeps its kernels and its packs.
+    const std::vector<cvm::NodeKernelPlan> plan = s.kernel_plan();
     cvm::set_backend("scalar");
     CHECK(run_in(s, l.input) == want);
+    Session now_scalar(l.model);
+    CHECK(now_scalar.backend() == "scalar");
+    CHECK(run_in(now_scalar, l.input) == want);
+    for (const cvm::NodeKernelPlan& node : now_scalar.kernel_plan()) {
+      for (const auto& chain : node.chains) CHECK(chain.entries.size() == 1);
+    }
+    CHECK(s.kernel_plan().size() == plan.size());
+    for (size_t i = 0; i < plan.size(); ++i) {
+      CHECK(s.kernel_plan()[i].chains[0].entries == plan[i].chains[0].entries);
+    }
     cvm::set_backend("auto");
     Session other(l.model);
     CHECK(run_in(other, l.input) == want);
-    CHECK(run_in(s, l.input) == want);
-    CHECK(l.model->prepacked_bytes() == packed);
+    CHECK(l.model->prepacked_bytes() == packed);  // reused, not remade
     {
       cvm::ScopedThreadBackend scoped("scalar");
       CHECK(run_in(s, l.input) == want);
@@ -194,8 +209,7 @@ TEST_CASE("prepacked weights: concurrent first runs of one model pack once",
   RestoreBackend restore;
   for (const Loaded& l : models()) {
     INFO("model " << l.name);
-    cvm::set_backend("scalar");
-    Session ref(l.model);
+    Session ref(l.model, cvm::SessionOptions{"scalar"});
     const auto want = run_in(ref, l.input);
     cvm::set_backend("auto");
     std::vector<std::vector<std::vector<int64_t>>> got(4);

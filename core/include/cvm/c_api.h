@@ -150,7 +150,8 @@ CVM_DLL int CVMLoadParamsFile(const char* path, int verify, int* num, void*** na
 
 /* ---- backends ---- */
 
-/* Selects the preferred backend ("auto", "scalar", "simd", ...). */
+/* Selects the preferred backend ("auto", "scalar", "simd", ...) for operators (CVMOpRun) and for
+ * the sessions made from now on; a session keeps the kernels it was bound to when made. */
 CVM_DLL int CVMSetBackend(const char* name);
 /* The preferred backend's name; static storage. */
 CVM_DLL const char* CVMGetBackend(void);
@@ -207,6 +208,15 @@ CVM_DLL int CVMOpInfo(const char* name, int* num_inputs, int* num_outputs, int* 
 CVM_DLL int CVMOpHasKernel(const char* op_kernel_name, const char* dtype_name, const char* backend,
                            int* available);
 
+/* The same question asked of an operator (an operator name, as CVMOpRun takes it; a logic error
+ * when unknown): whether `backend` (NULL or "": any compiled backend, the scalar reference
+ * included) has a kernel usable on this CPU for every kernel the operator calls with inputs of
+ * `dtype_name` — e.g. "sum" calls "reduce_sum", "reshape" calls "copy". The successor of
+ * CVMOpHasKernel, whose kernel-table names are not always operator names. *available is set to
+ * 1 or 0. Safe to call from any thread. */
+CVM_DLL int CVMOperatorHasKernel(const char* op_name, const char* dtype_name, const char* backend,
+                                 int* available);
+
 /* Shape, precision and cost inference of a CVM operator without running it (spec sections 5
  * and 6). Input i has rank input_ndims[i] (0..32), extents input_shapes[i][0 .. input_ndims[i])
  * in elements and precision input_precisions[i] in bits; the three arrays may be NULL when
@@ -244,11 +254,11 @@ typedef struct CVMSession* CVMSessionHandle;
 /* Imports a CVM model: `graph_strlen` bytes of graph JSON (no NUL needed; trailing NULs are
  * ignored) and `param_strlen` bytes of params in the legacy CVM or the cvmrt format
  * (`param_bytes` may be NULL when param_strlen is 0). Verifies it completely, plans memory and
- * allocates one session, so a model that loads can run. device_type: 0 = best CPU backend, 1 = CUDA (a logic error, "CUDA
- * backend not available in this build"), 2 = scalar reference. With 2 every run of this model
- * uses the scalar kernels: while it runs, the process-wide backend is switched to "scalar"
- * under a lock shared by all models (other threads' operators may then also run scalar kernels
- * briefly: the same bits, only slower). device_id must be >= 0 (ignored on the CPU). On success
+ * allocates one session, so a model that loads can run. device_type: 0 = best CPU backend (the
+ * one CVMSetBackend prefers when each of the model's sessions is made), 1 = CUDA (a logic
+ * error, "CUDA backend not available in this build"), 2 = scalar reference: every session of
+ * this model is bound to the scalar kernels, whatever other models and threads use.
+ * device_id must be >= 0 (ignored on the CPU). On success
  * *net is a CVMModelHandle to free with CVMAPIFreeModel; on failure *net is NULL. */
 CVM_DLL int CVMAPILoadModel(const char* graph_json, int graph_strlen, const char* param_bytes,
                             int param_strlen, void** net, int device_type, int device_id);

@@ -172,11 +172,11 @@ class CVM_EXPORT Model {
   uint64_t unplanned_bytes() const;
   uint64_t params_bytes() const;      // int32 params held by the model
   // Constant conv2d/dense weights packed so far for the kernels that run them (not in
-  // planned_bytes): when a Session is made, each such weight is packed for the kernel that
-  // would run it at that moment (if it has a prepack function), once per model and kernel; a
-  // backend or ISA switch later packs for the new kernel on its first use. The
-  // environment variable CVMRT_PREPACK=0 (read once per process) turns prepacking off, for
-  // comparison: results are identical either way.
+  // planned_bytes): when a Session is made, each such weight is packed for the first entry of
+  // its node's chain that packs it (none on the scalar reference), once per model and entry:
+  // sessions of other backends add their own packs. The environment variable CVMRT_PREPACK=0
+  // (read once per process) turns prepacking off, for comparison: results are identical
+  // either way.
   uint64_t prepacked_bytes() const;
   uint64_t activation_bytes() const;  // one session's arena (the input data and op outputs)
   // The pool the CVM JSON's storage_id attribute describes (what CVM reports as its storage
@@ -212,10 +212,42 @@ struct OpProfile {
   uint64_t output_bytes = 0;
 };
 
+struct SessionOptions {
+  // The backend whose kernels head every node's chain ("simd", "wasm", "scalar", ...; the
+  // scalar reference always ends it). "auto": the one preferred when the session is made on
+  // the making thread (ScopedThreadBackend, else set_backend / CVMRT_BACKEND). LogicError for
+  // a backend that is not compiled in.
+  std::string backend = "auto";
+};
+
+// The kernels a session runs one node with (Session::kernel_plan()), for "no silent
+// fallback" checks and `cvmrt inspect`.
+struct NodeKernelPlan {
+  std::string node;  // node name
+  std::string op;    // operator name
+  // One per kernel the operator calls (most call one).
+  struct Chain {
+    std::string kernel_op;  // the kernel op requested, e.g. "conv2d", "copy"
+    std::string dtype;      // its element type, e.g. "int32"
+    // Table entries in the order they are tried (what__how names, e.g.
+    // "conv2d_i16i32__avx2"): the first takes every call it does not decline; the scalar
+    // reference, last, takes every call.
+    std::vector<std::string> entries;
+    // Why entries of the backend are missing or moved: "conv2d_i8i32__amx: CPU lacks amx-tile
+    // amx-int8", "dense_i8i32__amx: moved behind ..., it does not suit these shapes".
+    std::vector<std::string> notes;
+    std::string packed_for;  // the entry its constant weight was packed for ("": none)
+    std::string last_ran;    // the entry that took the last run's call ("": not run yet)
+  };
+  std::vector<Chain> chains;
+};
+
 class CVM_EXPORT Session {
  public:
-  // Allocates the activation arena (zero-filled). Not copyable.
-  explicit Session(std::shared_ptr<const Model> model);
+  // Allocates the activation arena (zero-filled) and binds every node to its kernel chain
+  // (options.backend), packing constant conv2d/dense weights for the entries that will run
+  // them. Runs then do no kernel lookups. Not copyable.
+  explicit Session(std::shared_ptr<const Model> model, const SessionOptions& options = {});
   ~Session();
   Session(Session&&) noexcept;
   Session& operator=(Session&&) noexcept;
@@ -249,6 +281,12 @@ class CVM_EXPORT Session {
   void enable_profiling(bool on = true);
   // The last run's timings, one per operator node in execution order (empty when disabled).
   const std::vector<OpProfile>& profile() const;
+
+  // The backend the session's chains are headed by ("simd", "scalar", ...).
+  const std::string& backend() const;
+  // Per operator node in execution order: the kernel chains it is bound to, and which entry
+  // took each chain's call in the last run.
+  std::vector<NodeKernelPlan> kernel_plan() const;
 
   // ---- spec section 7 (CVMAPIInference) ----
   size_t input_type_size() const { return model().input_type_size(); }

@@ -14,7 +14,8 @@ struct KernelChoice {
   std::string op;       // kernel op name, e.g. "reduce_sum"
   std::string dtype;    // element type of its first input, e.g. "int32", or "any"
   std::string backend;  // "simd", "scalar", ...
-  std::string variant;  // "avx512", "avx2", "ref", ...
+  std::string variant;  // how: "avx512", "avx2", "scalar", ...
+  std::string name;     // the table entry, what__how: "conv2d_i16i32__avx2" ("" when none)
 };
 
 struct SystemInfo {

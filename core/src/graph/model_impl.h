@@ -18,15 +18,17 @@ namespace cvm {
 
 namespace graph {
 
-// Constant conv2d/dense weights packed for the kernels that ran their nodes (first use of a
-// kernel on a node, by any session), shared by the model's sessions and kept while it lives.
+// Constant conv2d/dense weights packed for the chain entries that run their nodes (once per
+// node and entry, by the first session bound to it), shared by the model's sessions and kept
+// while it lives.
 class PrepackCache {
  public:
-  // The weight of node `nid` (takes_prepacked_weight, its weight a param) packed for kernel `fn`,
-  // packed now when it is not yet; data null when that kernel takes none. Thread-safe.
+  // The weight of node `nid` (takes_prepacked_weight, its weight a param) packed for `entry`,
+  // packed now when it is not yet; data null when that entry declines or takes none.
+  // Thread-safe.
   std::shared_ptr<const ops::PrepackedWeight> get(const Node& node, uint32_t nid,
                                                   const std::vector<NDArray>& inputs,
-                                                  kernel::KernelFn fn);
+                                                  const kernel::KernelEntry& entry);
   uint64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
 
  private:

@@ -1,4 +1,5 @@
-// Session: one run's activation arena, the run loop, profiling and the section 7 byte layout.
+// Session: one run's activation arena, the nodes' bound kernel chains, the run loop, profiling
+// and the section 7 byte layout.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -17,13 +18,15 @@ struct Session::State {
   const Model::Impl* m = nullptr;
   NDArray arena;
   std::vector<NDArray> entries;  // every entry: a view of the arena or of a model param
+  std::string backend;  // heads every chain
   struct Step {
     uint32_t nid;
     std::vector<NDArray> inputs, outputs;
-    uint64_t output_bytes;
-    bool prepack = false;  // a conv2d/dense node whose weight is a param
-    // The model's pack for the kernel that ran this step last (null: none yet).
+    uint64_t output_bytes = 0;
+    ops::NodeKernels kernels;  // bound once, here; runs only follow them
+    // The model's pack of a constant weight for kernels.packed_for (keeps kernels.packed).
     std::shared_ptr<const ops::PrepackedWeight> packed;
+    std::vector<std::string> pack_notes;  // entries whose packer declined the weight
   };
   std::vector<Step> steps;
   bool input_set = false;
@@ -34,7 +37,7 @@ struct Session::State {
   uint32_t data_entry() const { return m->graph.nodes[m->graph.data_node].first_entry; }
   const int32_t* head_data(size_t i) const { return entries[m->graph.heads[i]].data_as<int32_t>(); }
   void write_input(const void* src, bool int8, int64_t count);
-  void compute(Step& step);
+  void bind(Step& step, const ChainPolicy& policy);
 };
 
 namespace graph {
@@ -49,14 +52,14 @@ bool prepack_enabled() {
 
 std::shared_ptr<const ops::PrepackedWeight> PrepackCache::get(const Node& node, uint32_t nid,
                                                               const std::vector<NDArray>& inputs,
-                                                              kernel::KernelFn fn) {
+                                                              const kernel::KernelEntry& entry) {
   std::lock_guard<std::mutex> lock(mu_);
   if (by_node_.size() <= nid) by_node_.resize(nid + 1);
   for (const auto& p : by_node_[nid]) {
-    if (p->fn == fn) return p;
+    if (p->entry == &entry) return p;
   }
   auto p = std::make_shared<const ops::PrepackedWeight>(
-      ops::prepack_weight(*node.op, *node.parsed, inputs, fn));
+      ops::prepack_weight(*node.op, *node.parsed, inputs, entry));
   bytes_.fetch_add(p->bytes, std::memory_order_relaxed);
   by_node_[nid].push_back(p);
   return p;
@@ -64,20 +67,33 @@ std::shared_ptr<const ops::PrepackedWeight> PrepackCache::get(const Node& node, 
 
 }  // namespace graph
 
-// Runs a step's node; a conv2d/dense node with a constant weight with the weight packed for
-// the kernel that runs it now (tagged with that kernel, so a backend or ISA switch between
-// runs takes the pack of the new kernel, packing it first if need be).
-void Session::State::compute(Step& step) {
+// Binds a step's node to its kernel chains under `policy`. A conv2d/dense node whose weight is a
+// param gets the weight packed for the first entry of its chain that packs it: entries are
+// tried in chain order, a packer that declines (a weight out of its range) passes to the next,
+// and an entry without a packer ends the search (it runs unpacked).
+void Session::State::bind(Step& step, const ChainPolicy& policy) {
   const graph::Node& n = m->graph.nodes[step.nid];
-  if (!step.prepack) {
-    n.op->compute(*n.parsed, step.inputs, step.outputs);
-    return;
+  std::vector<DataType> out_dtypes;
+  for (uint32_t k = 0; k < n.num_outputs; ++k) {
+    out_dtypes.push_back(m->graph.entries[n.first_entry + k].dtype);
   }
-  const kernel::KernelFn fn = ops::current_kernel(*n.op, step.inputs);
-  if (step.packed == nullptr || step.packed->fn != fn) {
-    step.packed = m->prepacked->get(n, step.nid, step.inputs, fn);
+  step.kernels = ops::bind_kernels(*n.op, *n.parsed, step.inputs, out_dtypes, policy);
+  const bool constant_weight = n.op->takes_prepacked_weight() && n.inputs.size() >= 2 &&
+                               m->plan.offset[n.inputs[1]] < 0 &&
+                               m->param_data[n.inputs[1]] != nullptr;
+  if (!graph::prepack_enabled() || !constant_weight) return;
+  for (const kernel::KernelEntry* e : step.kernels[0].entries) {
+    if (e->prepack == nullptr) break;
+    std::shared_ptr<const ops::PrepackedWeight> p =
+        m->prepacked->get(n, step.nid, step.inputs, *e);
+    if (p->data != nullptr) {
+      step.packed = std::move(p);
+      step.kernels.packed_for = e;
+      step.kernels.packed = step.packed->data.get();
+      return;
+    }
+    step.pack_notes.push_back(std::string(e->name) + ": its packer declined the weight");
   }
-  n.op->compute_prepacked(*n.parsed, step.inputs, step.outputs, fn, step.packed->data.get());
 }
 
 namespace {
@@ -113,8 +129,11 @@ void Session::State::write_input(const void* src, bool int8, int64_t count) {
   ran = false;
 }
 
-Session::Session(std::shared_ptr<const Model> model) : s_(std::make_unique<State>()) {
+Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options)
+    : s_(std::make_unique<State>()) {
   VERIFY(model != nullptr) << "Session: null model";
+  const ChainPolicy policy = chain_policy(options.backend);
+  s_->backend = backend_tables()[policy.backend]->name;
   s_->model = std::move(model);
   s_->m = &s_->model->impl();
   const Model::Impl& m = *s_->m;
@@ -149,24 +168,15 @@ Session::Session(std::shared_ptr<const Model> model) : s_(std::make_unique<State
   for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
     const graph::Node& n = g.nodes[nid];
     if (n.is_variable()) continue;
-    State::Step step{nid, {}, {}, 0, false, nullptr};
+    State::Step step;
+    step.nid = nid;
     for (uint32_t eid : n.inputs) step.inputs.push_back(s_->entries[eid]);
-    step.prepack = graph::prepack_enabled() && n.op->takes_prepacked_weight() &&
-                   n.inputs.size() >= 2 && m.plan.offset[n.inputs[1]] < 0 &&
-                   m.param_data[n.inputs[1]] != nullptr;
     for (uint32_t k = 0; k < n.num_outputs; ++k) {
       step.outputs.push_back(s_->entries[n.first_entry + k]);
       step.output_bytes += step.outputs.back().nbytes();
     }
+    s_->bind(step, policy);
     s_->steps.push_back(std::move(step));
-  }
-  // Packs the constant weights for the kernels that run now (once per model and kernel), so a
-  // model's first run() costs what later ones do; a backend or ISA switch packs again on use.
-  for (State::Step& step : s_->steps) {
-    if (!step.prepack) continue;
-    const graph::Node& n = g.nodes[step.nid];
-    step.packed =
-        m.prepacked->get(n, step.nid, step.inputs, ops::current_kernel(*n.op, step.inputs));
   }
 }
 
@@ -208,11 +218,11 @@ void Session::run() {
   for (State::Step& step : s_->steps) {
     const graph::Node& n = g.nodes[step.nid];
     if (!s_->profiling) {
-      s_->compute(step);
+      n.op->compute(*n.parsed, step.inputs, step.outputs, step.kernels);
       continue;
     }
     const auto start = std::chrono::steady_clock::now();
-    s_->compute(step);
+    n.op->compute(*n.parsed, step.inputs, step.outputs, step.kernels);
     const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
     s_->profile.push_back(OpProfile{n.name, n.op_name, took.count(), step.output_bytes});
   }
@@ -245,6 +255,32 @@ void Session::enable_profiling(bool on) {
 }
 
 const std::vector<OpProfile>& Session::profile() const { return s_->profile; }
+
+const std::string& Session::backend() const { return s_->backend; }
+
+std::vector<NodeKernelPlan> Session::kernel_plan() const {
+  std::vector<NodeKernelPlan> plan;
+  for (const State::Step& step : s_->steps) {
+    const graph::Node& n = s_->m->graph.nodes[step.nid];
+    NodeKernelPlan node{n.name, n.op_name, {}};
+    for (size_t i = 0; i < step.kernels.chains.size(); ++i) {
+      const KernelChain& c = step.kernels[i];
+      NodeKernelPlan::Chain chain;
+      chain.kernel_op = c.key.op;
+      chain.dtype = elem_type_name(c.key.dtype);
+      for (const kernel::KernelEntry* e : c.entries) chain.entries.push_back(e->name);
+      chain.notes = c.notes;
+      if (i == 0) {
+        chain.notes.insert(chain.notes.end(), step.pack_notes.begin(), step.pack_notes.end());
+        if (step.kernels.packed_for != nullptr) chain.packed_for = step.kernels.packed_for->name;
+      }
+      if (c.last_ran != nullptr) chain.last_ran = c.last_ran->name;
+      node.chains.push_back(std::move(chain));
+    }
+    plan.push_back(std::move(node));
+  }
+  return plan;
+}
 
 void Session::infer_bytes(const char* in, size_t in_len, char* out, size_t out_capacity) {
   const Model::Impl& m = *s_->m;
