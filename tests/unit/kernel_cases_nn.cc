@@ -1,0 +1,921 @@
+// The nn family of the table-driven kernel parity suite (kernel_cases.h): seeded operator calls
+// of conv2d, dense, max_pool2d, upsampling, avg_pool2d, pad, softmax, leaky_relu, clamp and
+// sigmoid whose shapes, views and values select every path of every backend's kernels, including
+// the calls a SIMD kernel declines and passes on to the next entry of the chain.
+//
+// Where the paths are chosen (read the kernels before changing a case):
+// - x86 int32 conv2d (backends/simd/gemm_conv2d.inc, gemm_depthwise.inc, gemm_amx.inc):
+//   output channels per group >= 4 take the narrow lanes (int16 pairs on AVX2, int8 on AVX-512
+//   VNNI and AMX, AMX tiles from 16 channels per group), in tiles one vector narrower when that
+//   wastes fewer lanes, and fall back to int32 lanes for values beyond the narrow range; fewer
+//   take int32 lanes of one row, except depthwise (one input and one output channel per group)
+//   which takes output columns in lanes for wide rows (>= 12 / 17 outputs with few channels, 32
+//   with many; 3x3 kernels pair taps when every value fits int16) or channels in lanes for
+//   narrow ones. Several images or groups run in per-thread slots. Declined: no input channels,
+//   or scratch out of proportion to the operands (huge padding and dilation of a tiny input).
+// - x86 int32 dense (gemm_dense.inc): up to 4 rows straight from int32 (x and w contiguous along
+//   K), more rows through the narrow lanes (int16 on AVX2, int8 on AVX-512/AMX) and, for values
+//   beyond them, straight from int32 again. Declined: K = 0, and x or w strided along K when the
+//   narrow path did not run.
+// - wasm int32 conv2d / dense / max_pool2d (backends/wasm/nn_simd128.cc, depthwise_simd128.cc):
+//   declined on a non-unit inner stride of x (and for conv2d without input channels); conv2d
+//   depthwise packed planes (int16 pairs or int32 words per channel), an int16 GEMM for >= 4
+//   output channels per group, else direct, each with stride_w 1, 2 or other.
+// - x86 int32 max_pool2d / upsampling (spatial.inc): buffered rows in chunks of 4096 cells,
+//   windows wider than 2048 without the buffer, horizontal strides 1, 2 and other, strided rows;
+//   scales below and above the vector width.
+// - float32 kernels (float_nn.inc, float_pool.inc, float_act.inc, wasm copies): output rows at
+//   most one vector wide or wider, unit and gathered (strided) loads, windows inside the input or
+//   masked at its borders, 1 to 4 output channels per block, dense with w packed (> 4 rows) or
+//   not, K in chunks of 64, softmax slices longer than 512, NaN/inf/-0 everywhere.
+// - pad (pad_rows.h): contiguous rows as a copy and vector fills, strided rows element by element.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cvm/op.h"
+#include "float_test_util.h"
+#include "kernel_cases.h"
+#include "test_util.h"
+
+namespace cvm {
+namespace test {
+namespace {
+
+// ---- values -----------------------------------------------------------------------------------
+
+// int32 value ranges: the narrow lanes of each ISA (int8, int16), beyond them (wide: int32
+// lanes, the int16 GEMM declined), every int32 (wrapping products and sums), and the extremes of
+// int8/int16 (VNNI's offset correction at -128, vpmaddwd's one wrapping pair (-32768)^2 * 2).
+enum class Ints { kInt8, kInt16, kWide, kFull, kInt8Edges, kInt16Edges };
+
+const char* ints_name(Ints r) {
+  switch (r) {
+    case Ints::kInt8: return "int8";
+    case Ints::kInt16: return "int16";
+    case Ints::kWide: return "+-70000";
+    case Ints::kFull: return "int32";
+    case Ints::kInt8Edges: return "int8 edges";
+    case Ints::kInt16Edges: return "int16 edges";
+  }
+  return "?";
+}
+
+NDArray int_values(const Shape& s, Ints r, uint64_t seed) {
+  switch (r) {
+    case Ints::kInt8: return random_in(s, -128, 127, seed);
+    case Ints::kInt16: return random_in(s, -32768, 32767, seed);
+    case Ints::kWide: return random_in(s, -70000, 70000, seed);
+    case Ints::kFull: return random_in(s, INT32_MIN, INT32_MAX, seed);
+    case Ints::kInt8Edges:
+    case Ints::kInt16Edges: break;
+  }
+  // Mostly the minimum, then the maximum and the minimum + 1.
+  const int32_t lo = r == Ints::kInt8Edges ? -128 : -32768, hi = -lo - 1;
+  NDArray a = random_in(s, 0, 3, seed);
+  if (a.numel() == 0) return a;
+  auto* p = static_cast<int32_t*>(a.mutable_data());
+  for (int64_t i = 0; i < a.numel(); ++i) p[i] = p[i] == 1 ? hi : p[i] == 3 ? lo + 1 : lo;
+  return a;
+}
+
+// float32 value mixes (float_test_util.h).
+using Mix = FloatMix;
+
+NDArray float_values(const Shape& s, Mix mix, uint64_t seed) {
+  NDArray a = NDArray::empty(s, DataType::Float(32));
+  if (a.numel() == 0) return a;
+  std::mt19937_64 rng(seed);
+  auto* p = static_cast<float*>(a.mutable_data());
+  for (int64_t i = 0; i < a.numel(); ++i) p[i] = random_float(rng, mix);
+  return a;
+}
+
+// The values of one case: int32 in a range, or float32 of a mix.
+struct Values {
+  bool is_float;
+  Ints ints;
+  Mix mix;
+  NDArray operator()(const Shape& s, uint64_t seed) const {
+    return is_float ? float_values(s, mix, seed) : int_values(s, ints, seed);
+  }
+  // Bias: any int32 (added with wrapping), or the same float mix.
+  Values bias() const { return {is_float, Ints::kFull, mix}; }
+  const char* str() const { return is_float ? float_mix_name(mix) : ints_name(ints); }
+};
+
+Values of_ints(Ints r) { return {false, r, Mix::kPlain}; }
+Values of_floats(Mix m) { return {true, Ints::kInt8, m}; }
+
+// ---- views ------------------------------------------------------------------------------------
+
+// How an input is laid out: contiguous; every other element of a twice longer last axis (inner
+// stride 2: the wasm kernels decline, the x86 ones gather); the last two axes a transposed
+// buffer (inner stride = the second-to-last extent); the first axis reversed (negative stride).
+enum class Lay { kPlain, kStepLast, kSwapLast2, kReverseFirst };
+
+const char* lay_name(Lay l) {
+  switch (l) {
+    case Lay::kPlain: return "";
+    case Lay::kStepLast: return " [last axis step 2]";
+    case Lay::kSwapLast2: return " [last two axes transposed]";
+    case Lay::kReverseFirst: return " [first axis reversed]";
+  }
+  return "?";
+}
+
+// An array of shape s, laid out as l, with values gen(buffer shape, seed).
+NDArray laid_out(const Shape& s, Lay l, const Values& v, uint64_t seed) {
+  const int n = s.ndim();
+  switch (l) {
+    case Lay::kPlain:
+      break;
+    case Lay::kStepLast: {
+      Shape b = s;
+      b[n - 1] = 2 * s[n - 1];
+      return v(b, seed).slice(n - 1, 1, b[n - 1], 2);
+    }
+    case Lay::kSwapLast2: {
+      Shape b = s;
+      std::swap(b[n - 2], b[n - 1]);
+      std::vector<int> axes(static_cast<size_t>(n));
+      std::iota(axes.begin(), axes.end(), 0);
+      std::swap(axes[n - 2], axes[n - 1]);
+      return v(b, seed).permute(axes);
+    }
+    case Lay::kReverseFirst:
+      return v(s, seed).slice(0, s[0] - 1, -s[0] - 1, -1);
+  }
+  return v(s, seed);
+}
+
+AttrValue tup(std::vector<int64_t> v) { return AttrValue::tuple(std::move(v)); }
+
+std::string str(const Shape& s) { return s.str(); }
+
+// Sets element i of a contiguous int32 array.
+void set_int(NDArray& a, int64_t i, int32_t v) { static_cast<int32_t*>(a.mutable_data())[i] = v; }
+
+// int8 operands but one x and/or one w value (0: none) beyond the narrow lanes of some ISA.
+struct Outlier {
+  int32_t x, w;
+  const char* note;
+};
+std::vector<Outlier> outliers() {
+  return {{128, 0, "x value 128 among int8: AVX-512/AMX leave the narrow lanes at x"},
+          {40000, -129, "x 40000, w -129: AVX-512/AMX leave at w, AVX2 at x, wasm GEMM declined"},
+          {0, -40000, "w -40000 among int8: every narrow path leaves at w"}};
+}
+
+// ---- conv2d -----------------------------------------------------------------------------------
+
+struct Conv {
+  int64_t n, c, h, w, oc, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+  bool bias;
+};
+
+OpCase conv_case(const Conv& k, const Values& v, Lay xl, Lay wl, uint64_t seed,
+                 const std::string& note) {
+  OpCase c;
+  c.op = "conv2d";
+  c.attrs = {{"channels", std::to_string(k.oc)},
+             {"kernel_size", tup({k.kh, k.kw})},
+             {"strides", tup({k.sh, k.sw})},
+             {"padding", tup({k.ph, k.pw})},
+             {"dilation", tup({k.dh, k.dw})},
+             {"groups", std::to_string(k.groups)},
+             {"use_bias", k.bias ? "true" : "false"}};
+  const Shape xs{k.n, k.c, k.h, k.w}, ws{k.oc, k.c / k.groups, k.kh, k.kw};
+  c.inputs.push_back(laid_out(xs, xl, v, seed));
+  c.inputs.push_back(laid_out(ws, wl, v, seed + 1));
+  if (k.bias) {
+    c.inputs.push_back(laid_out({k.oc}, xl == Lay::kPlain ? Lay::kPlain : Lay::kStepLast,
+                                v.bias(), seed + 2));
+  }
+  std::ostringstream s;
+  s << "conv2d x" << str(xs) << lay_name(xl) << " w" << str(ws) << lay_name(wl) << " stride ("
+    << k.sh << ", " << k.sw << ") pad (" << k.ph << ", " << k.pw << ") dilation (" << k.dh << ", "
+    << k.dw << ") groups " << k.groups << (k.bias ? " bias" : " no bias") << ", " << v.str()
+    << ": " << note;
+  c.what = s.str();
+  return c;
+}
+
+std::vector<OpCase> conv2d_int_cases() {
+  const Lay P = Lay::kPlain;
+  struct Spec {
+    Conv k;
+    Ints r;
+    Lay xl, wl;
+    const char* note;
+  };
+  // clang-format off
+  const Spec specs[] = {
+      // >= 4 output channels per group: narrow tiles (int32 lanes beyond the narrow range);
+      // wasm: the int16 GEMM (stride_w 1, 2, other), or direct beyond int16.
+      {{1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Ints::kInt8, P, P,
+       "odd channels, narrow tiles"},
+      {{2, 8, 13, 15, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, true}, Ints::kInt8, P, P,
+       "batch 2, stride 2, AMX tiles"},
+      {{1, 16, 10, 10, 24, 3, 3, 1, 1, 2, 2, 2, 2, 1, false}, Ints::kInt16, P, P,
+       "dilation 2, int16: AVX2 narrow, AVX-512 int32 lanes"},
+      {{1, 64, 7, 9, 70, 1, 1, 1, 1, 0, 0, 1, 1, 1, true}, Ints::kInt8, P, P,
+       "pointwise, 70 channels: row tile edges"},
+      {{1, 20, 14, 14, 33, 1, 1, 2, 2, 0, 0, 1, 1, 1, false}, Ints::kInt8, P, P,
+       "1x1 stride 2: unread phases"},
+      {{1, 5, 6, 16, 17, 1, 3, 2, 1, 0, 2, 1, 2, 1, true}, Ints::kInt8, P, P,
+       "1x3, asymmetric stride, dilation_w 2"},
+      {{1, 6, 13, 8, 7, 5, 2, 1, 3, 2, 1, 2, 3, 1, false}, Ints::kWide, P, P,
+       "5x2, stride_w 3, dilation (2, 3), int32 lanes, wasm direct"},
+      {{1, 4, 5, 5, 19, 3, 3, 1, 3, 4, 4, 1, 1, 1, true}, Ints::kInt8, P, P,
+       "padding beyond the kernel, stride_w 3"},
+      {{1, 7, 1, 16, 9, 1, 8, 1, 2, 0, 1, 1, 1, 1, true}, Ints::kInt8, P, P,
+       "one input row, 1x8: 8 taps innermost"},
+      {{1, 9, 16, 1, 10, 3, 1, 2, 1, 1, 0, 1, 1, 1, false}, Ints::kInt8, P, P, "one input column"},
+      {{2, 12, 6, 6, 48, 2, 2, 2, 2, 0, 0, 1, 1, 3, true}, Ints::kInt8, P, P,
+       "3 groups of 16: AMX per group"},
+      {{1, 66, 9, 9, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Ints::kInt8, P, P,
+       "66 channels: AMX channel chunks"},
+      {{1, 3, 16, 16, 16, 7, 7, 2, 2, 3, 3, 1, 1, 1, true}, Ints::kInt8, P, P,
+       "7x7 stride 2 stem: taps innermost"},
+      {{1, 259, 5, 7, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1, true}, Ints::kInt8, P, P, "1x1, long odd K"},
+      {{2, 8, 6, 7, 16, 3, 3, 1, 1, 1, 1, 1, 1, 2, true}, Ints::kFull, P, P,
+       "int32 wrapping: int32 lanes (slots at 1 thread), wasm direct"},
+      {{1, 6, 5, 12, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Ints::kInt16Edges, P, P,
+       "int16 extremes: vpmaddwd / i32x4.dot wrap"},
+      {{1, 64, 4, 5, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Ints::kInt8Edges, P, P,
+       "int8 extremes, K 576: VNNI offset correction"},
+      // < 4 output channels per group, not depthwise: int32 tiles of one row; wasm direct.
+      {{1, 8, 15, 15, 16, 3, 3, 2, 2, 1, 1, 1, 1, 8, false}, Ints::kInt8, P, P,
+       "depth multiplier 2: one-row int32 tiles in slots"},
+      {{1, 3, 6, 9, 1, 3, 3, 1, 1, 0, 0, 1, 1, 1, true}, Ints::kInt8, P, P, "one output channel"},
+      // Depthwise: channels in lanes (narrow rows) or output columns in lanes (wide rows).
+      {{2, 8, 11, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 8, true}, Ints::kInt8, P, P,
+       "depthwise, channel lanes, 3x3"},
+      {{1, 16, 12, 12, 16, 3, 3, 1, 1, 1, 1, 3, 3, 16, true}, Ints::kInt8, P, P,
+       "depthwise dilated 3, channel lanes"},
+      {{1, 17, 1, 1, 17, 1, 1, 1, 1, 0, 0, 1, 1, 17, true}, Ints::kInt8, P, P,
+       "depthwise 1x1 on one pixel"},
+      {{1, 20, 7, 7, 20, 3, 3, 2, 2, 1, 1, 1, 1, 20, false}, Ints::kWide, P, P,
+       "depthwise stride 2, channel tail, int32 words"},
+      {{1, 3, 5, 40, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3, true}, Ints::kInt8, P, P,
+       "depthwise column lanes, paired taps, stride 1"},
+      {{1, 3, 6, 40, 3, 3, 3, 2, 2, 1, 1, 1, 1, 3, false}, Ints::kInt16Edges, P, P,
+       "depthwise column lanes, paired taps, stride 2, int16 wrap"},
+      {{2, 4, 5, 36, 4, 3, 3, 1, 1, 1, 1, 1, 1, 4, true}, Ints::kFull, P, P,
+       "depthwise column lanes, 9 int32 taps"},
+      {{1, 3, 9, 56, 3, 3, 3, 3, 3, 1, 1, 2, 2, 3, true}, Ints::kInt8, P, P,
+       "depthwise column lanes, stride 3, dilation 2"},
+      {{1, 5, 7, 34, 5, 5, 5, 1, 2, 2, 2, 1, 1, 5, false}, Ints::kInt16, P, P,
+       "depthwise column lanes, 5x5"},
+      {{1, 16, 6, 36, 16, 3, 3, 1, 1, 1, 1, 1, 1, 16, true}, Ints::kInt8, P, P,
+       "depthwise column lanes, 16 channels"},
+      {{1, 4, 6, 40, 4, 1, 1, 2, 2, 0, 0, 1, 1, 4, true}, Ints::kInt8, P, P,
+       "depthwise column lanes, 1x1 stride 2: an unread phase"},
+      // Strided views: the wasm kernel declines (inner stride of x), the x86 ones gather.
+      {{2, 6, 9, 10, 10, 3, 3, 2, 1, 1, 1, 1, 1, 2, true},
+       Ints::kInt8, Lay::kStepLast, Lay::kReverseFirst,
+       "strided x, reversed w"},
+      {{1, 17, 7, 7, 17, 3, 3, 1, 1, 1, 1, 1, 1, 17, true}, Ints::kWide, Lay::kStepLast, P,
+       "depthwise, strided x"},
+      {{1, 8, 7, 9, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},
+       Ints::kInt16, Lay::kSwapLast2, Lay::kSwapLast2,
+       "transposed x and w"},
+      {{2, 5, 8, 40, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5, true}, Ints::kInt8, Lay::kSwapLast2, P,
+       "depthwise column lanes, transposed x"},
+      {{2, 8, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, false}, Ints::kInt8, Lay::kReverseFirst, P,
+       "batch reversed"},
+      // Degenerate: nothing to write; no input channels (declined: the bias alone); scratch out
+      // of proportion to a tiny input (declined by the x86 kernels).
+      {{0, 4, 5, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Ints::kInt8, P, P, "empty batch"},
+      {{1, 0, 5, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Ints::kInt8, P, P,
+       "no input channels: declined"},
+      {{1, 1, 1, 1, 4, 3, 3, 1, 1, 1100, 1100, 1100, 1100, 1, true}, Ints::kInt8, P, P,
+       "huge padding and dilation: x86 declines"},
+  };
+  // clang-format on
+  std::vector<OpCase> out;
+  uint64_t seed = 1000;
+  for (const Spec& s : specs) {
+    out.push_back(conv_case(s.k, of_ints(s.r), s.xl, s.wl, seed += 8, s.note));
+  }
+  // int8 values but one, beyond the narrow lanes of some ISA: the kernels pack the weights,
+  // then x, and leave the narrow lanes when either does not fit.
+  const Conv k{1, 8, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, true};
+  for (const Outlier& o : outliers()) {
+    OpCase c = conv_case(k, of_ints(Ints::kInt8), Lay::kPlain, Lay::kPlain, seed += 8, o.note);
+    if (o.x != 0) set_int(c.inputs[0], 100, o.x);
+    if (o.w != 0) set_int(c.inputs[1], 300, o.w);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<OpCase> conv2d_float_cases() {
+  const Lay P = Lay::kPlain;
+  struct Spec {
+    Conv k;
+    Mix m;
+    Lay xl, wl;
+    const char* note;
+  };
+  // clang-format off
+  const Spec specs[] = {
+      {{1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Mix::kPlain, P, P,
+       "odd channels, 4 + 1 output channels"},
+      {{2, 8, 13, 15, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, true}, Mix::kPlain, P, P,
+       "stride 2: gathered lanes"},
+      {{1, 16, 10, 10, 24, 3, 3, 1, 1, 2, 2, 2, 2, 1, false}, Mix::kSpecials, P, P,
+       "dilation 2, specials"},
+      {{1, 8, 12, 12, 12, 3, 3, 1, 1, 1, 1, 1, 1, 2, true}, Mix::kPlain, P, P,
+       "2 groups: 4 + 2 output channels"},
+      {{2, 8, 11, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 8, true}, Mix::kZerosAndInf, P, P,
+       "depthwise, zeros and infinities"},
+      {{1, 8, 5, 40, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Mix::kSpecials, P, P,
+       "wide rows: interior and masked blocks"},
+      {{1, 4, 4, 17, 4, 7, 7, 2, 3, 3, 3, 1, 2, 2, true}, Mix::kZerosAndInf, P, P,
+       "7x7, padding 3: skipped taps vs 0 * inf"},
+      {{1, 3, 1, 1, 5, 1, 1, 1, 1, 0, 0, 1, 1, 1, false}, Mix::kZerosAndInf, P, P, "one pixel"},
+      {{1, 5, 6, 16, 7, 1, 3, 2, 1, 0, 2, 1, 2, 1, true}, Mix::kPlain, P, P,
+       "1x3, 4 + 3 output channels"},
+      {{1, 6, 13, 8, 6, 5, 2, 1, 3, 2, 1, 2, 3, 1, false}, Mix::kPlain, P, P, "5x2, stride_w 3"},
+      {{1, 4, 5, 5, 4, 3, 3, 1, 1, 4, 4, 1, 1, 1, true}, Mix::kSpecials, P, P,
+       "padding beyond the kernel"},
+      {{1, 2, 3, 8, 4, 1, 1, 1, 1, 0, 0, 1, 1, 1, true}, Mix::kPlain, P, P, "8 outputs a row"},
+      {{1, 2, 3, 16, 4, 1, 1, 1, 1, 0, 0, 1, 1, 1, false}, Mix::kPlain, P, P, "16 outputs a row"},
+      {{1, 2, 3, 17, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Mix::kPlain, P, P, "17 outputs a row"},
+      {{1, 16, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 16, true}, Mix::kPlain, P, P, "depthwise 16"},
+      {{1, 3, 6, 10, 6, 3, 3, 1, 1, 1, 1, 1, 1, 3, true}, Mix::kPlain, Lay::kStepLast, P,
+       "strided x: gathered lanes"},
+      {{2, 4, 7, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},
+       Mix::kSpecials, Lay::kSwapLast2, Lay::kSwapLast2,
+       "transposed x and w"},
+      {{2, 4, 5, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, false},
+       Mix::kPlain, Lay::kReverseFirst, Lay::kReverseFirst,
+       "reversed batch and w"},
+      {{0, 4, 5, 5, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Mix::kPlain, P, P, "empty batch"},
+      {{1, 0, 5, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Mix::kSpecials, P, P,
+       "no input channels: the bias alone"},
+  };
+  // clang-format on
+  std::vector<OpCase> out;
+  uint64_t seed = 2000;
+  for (const Spec& s : specs) {
+    out.push_back(conv_case(s.k, of_floats(s.m), s.xl, s.wl, seed += 8, s.note));
+  }
+  return out;
+}
+
+// ---- dense ------------------------------------------------------------------------------------
+
+struct Dense {
+  int64_t m, k, units;
+  bool bias;
+};
+
+// x (m, k): kStepLast strides K by 2, kSwapLast2 is a transposed (k, m) buffer (K stride m).
+OpCase dense_case(const Dense& d, const Values& v, Lay xl, Lay wl, uint64_t seed,
+                  const std::string& note) {
+  OpCase c;
+  c.op = "dense";
+  c.attrs = {{"units", std::to_string(d.units)}, {"use_bias", d.bias ? "true" : "false"}};
+  const Shape xs{d.m, d.k}, ws{d.units, d.k};
+  c.inputs.push_back(laid_out(xs, xl, v, seed));
+  c.inputs.push_back(laid_out(ws, wl, v, seed + 1));
+  if (d.bias) {
+    c.inputs.push_back(laid_out({d.units}, wl == Lay::kPlain ? Lay::kPlain : Lay::kStepLast,
+                                v.bias(), seed + 2));
+  }
+  std::ostringstream s;
+  s << "dense x" << str(xs) << lay_name(xl) << " w" << str(ws) << lay_name(wl)
+    << (d.bias ? " bias" : " no bias") << ", " << v.str() << ": " << note;
+  c.what = s.str();
+  return c;
+}
+
+std::vector<OpCase> dense_int_cases() {
+  const Lay P = Lay::kPlain;
+  struct Spec {
+    Dense d;
+    Ints r;
+    Lay xl, wl;
+    const char* note;
+  };
+  // clang-format off
+  const Spec specs[] = {
+      // Up to 4 rows: straight from int32 (row and unit remainders); wasm rows of 1.
+      {{1, 1, 1, true}, Ints::kInt8, P, P, "one of everything"},
+      {{1, 1030, 16, false}, Ints::kInt8, P, P, "one row, long K (K % 4 = 2)"},
+      {{1, 64, 15, true}, Ints::kFull, P, P, "one row, int32 wrapping"},
+      {{1, 33, 33, true}, Ints::kInt16, P, P, "one row, 33 units"},
+      {{2, 5, 3, true}, Ints::kInt8, P, P, "two rows"},
+      {{3, 17, 33, false}, Ints::kInt8, P, P, "three rows, 33 units"},
+      {{3, 17, 16, true}, Ints::kWide, P, P, "three rows, 16 units, beyond int16"},
+      {{4, 100, 9, true}, Ints::kInt8, P, P, "four rows"},
+      // More rows: narrow tiles (int16 on AVX2, int8 on AVX-512/AMX), else int32 again; wasm
+      // blocks of 4 rows.
+      {{5, 64, 70, true}, Ints::kInt8, P, P, "5 rows: narrow tiles, row remainder"},
+      {{6, 64, 64, false}, Ints::kInt16, P, P, "int16: AVX2 narrow, AVX-512 int32"},
+      {{7, 33, 31, true}, Ints::kInt16Edges, P, P, "int16 extremes: vpmaddwd wrap"},
+      {{16, 64, 16, true}, Ints::kInt8, P, P, "16 x 16"},
+      {{17, 65, 15, false}, Ints::kInt8, P, P, "17 rows, 15 units, odd K"},
+      {{17, 65, 33, true}, Ints::kFull, P, P, "17 rows, int32: narrow declines, int32 path"},
+      {{17, 16, 1, true}, Ints::kInt8, P, P, "one unit"},
+      {{64, 130, 33, true}, Ints::kInt8, P, P, "64 rows: more rows than units"},
+      {{64, 16, 1, false}, Ints::kWide, P, P, "64 rows, one unit, beyond int16"},
+      {{64, 7, 16, true}, Ints::kInt16, P, P, "64 rows, K 7"},
+      {{40, 70, 6, true}, Ints::kInt8, P, P, "40 rows, 6 units"},
+      {{12, 1, 40, true}, Ints::kInt8, P, P, "K 1"},
+      {{9, 1024, 20, true}, Ints::kInt8Edges, P, P,
+       "int8 extremes, K 1024: VNNI offset correction"},
+      // Strided views: the wasm kernel declines; x86 narrow tiles gather, the int32 path declines.
+      {{9, 40, 30, true}, Ints::kInt8, Lay::kSwapLast2, Lay::kStepLast,
+       "transposed x, strided w: narrow tiles"},
+      {{9, 40, 30, true}, Ints::kFull, Lay::kSwapLast2, P, "transposed x, int32: x86 declines"},
+      {{3, 20, 15, false}, Ints::kInt8, Lay::kStepLast, P, "3 rows, strided x: x86 declines"},
+      {{5, 24, 17, true}, Ints::kInt16, P, Lay::kStepLast, "strided w"},
+      // Degenerate: K = 0 (declined: the bias alone), no rows.
+      {{3, 0, 5, true}, Ints::kInt8, P, P, "K 0: declined"},
+      {{0, 8, 4, true}, Ints::kInt8, P, P, "no rows"},
+  };
+  // clang-format on
+  std::vector<OpCase> out;
+  uint64_t seed = 3000;
+  for (const Spec& s : specs) {
+    out.push_back(dense_case(s.d, of_ints(s.r), s.xl, s.wl, seed += 8, s.note));
+  }
+  // As conv2d's: more than 4 rows, so that the narrow lanes are tried.
+  const Dense d{5, 64, 16, true};
+  for (const Outlier& o : outliers()) {
+    OpCase c = dense_case(d, of_ints(Ints::kInt8), Lay::kPlain, Lay::kPlain, seed += 8, o.note);
+    if (o.x != 0) set_int(c.inputs[0], 77, o.x);
+    if (o.w != 0) set_int(c.inputs[1], 500, o.w);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<OpCase> dense_float_cases() {
+  const Lay P = Lay::kPlain;
+  struct Spec {
+    Dense d;
+    Mix m;
+    Lay xl, wl;
+    const char* note;
+  };
+  // clang-format off
+  const Spec specs[] = {
+      // Up to 4 rows (or no scratch): tiles straight from w, K in chunks of 64.
+      {{1, 1, 1, true}, Mix::kPlain, P, P, "one of everything"},
+      {{1, 65, 16, false}, Mix::kPlain, P, P, "one row, K 65: two chunks"},
+      {{1, 130, 33, true}, Mix::kSpecials, P, P, "one row, 33 units, specials"},
+      {{2, 17, 15, true}, Mix::kPlain, P, P, "two rows"},
+      {{3, 17, 33, false}, Mix::kSpecials, P, P, "three rows"},
+      {{4, 64, 16, true}, Mix::kZerosAndInf, P, P, "four rows, zeros and infinities"},
+      // More rows: w packed in blocks of 4 vectors, row remainders 1 to 3.
+      {{5, 33, 70, true}, Mix::kPlain, P, P, "5 rows, 70 units"},
+      {{6, 9, 64, false}, Mix::kPlain, P, P, "6 rows, 64 units"},
+      {{7, 20, 33, true}, Mix::kSpecials, P, P, "7 rows, 33 units"},
+      {{17, 65, 15, true}, Mix::kPlain, P, P, "17 rows"},
+      {{17, 8, 1, false}, Mix::kZerosAndInf, P, P, "one unit"},
+      {{64, 16, 33, true}, Mix::kPlain, P, P, "64 rows"},
+      {{64, 130, 16, false}, Mix::kPlain, P, P, "64 rows, K 130"},
+      {{12, 1, 40, true}, Mix::kSpecials, P, P, "K 1"},
+      {{9, 40, 30, true}, Mix::kPlain, Lay::kSwapLast2, Lay::kStepLast, "transposed x, strided w"},
+      {{3, 20, 17, false}, Mix::kSpecials, Lay::kStepLast, P, "strided x"},
+      {{3, 0, 5, true}, Mix::kSpecials, P, P, "K 0: the bias alone"},
+      {{0, 8, 4, true}, Mix::kPlain, P, P, "no rows"},
+  };
+  // clang-format on
+  std::vector<OpCase> out;
+  uint64_t seed = 4000;
+  for (const Spec& s : specs) {
+    out.push_back(dense_case(s.d, of_floats(s.m), s.xl, s.wl, seed += 8, s.note));
+  }
+  return out;
+}
+
+// ---- max_pool2d, avg_pool2d ---------------------------------------------------------------------
+
+struct Pool {
+  int64_t n, c, h, w, pool_h, pool_w, sh, sw;
+  std::vector<int64_t> pad;  // 1 or 2 values (avg_pool2d: or 4)
+  bool ceil;
+  Lay lay;
+  const char* note;
+};
+
+OpCase pool_case(const std::string& op, const Pool& p, const Values& v, uint64_t seed,
+                 bool include_pad = false) {
+  OpCase c;
+  c.op = op;
+  c.attrs = {{"pool_size", tup({p.pool_h, p.pool_w})},
+             {"strides", tup({p.sh, p.sw})},
+             {"padding", tup(p.pad)},
+             {"ceil_mode", p.ceil ? "true" : "false"}};
+  if (op == "avg_pool2d") c.attrs["count_include_pad"] = include_pad ? "true" : "false";
+  const Shape xs{p.n, p.c, p.h, p.w};
+  c.inputs.push_back(laid_out(xs, p.lay, v, seed));
+  std::ostringstream s;
+  s << op << " x" << str(xs) << lay_name(p.lay) << " pool (" << p.pool_h << ", " << p.pool_w
+    << ") stride (" << p.sh << ", " << p.sw << ") pad " << AttrValue::tuple(p.pad).text()
+    << (p.ceil ? " ceil" : "") << (include_pad ? " count_include_pad" : "") << ", " << v.str()
+    << ": " << p.note;
+  c.what = s.str();
+  return c;
+}
+
+// Shapes for max_pool2d, int32 and float32.
+std::vector<Pool> max_pool_shapes() {
+  const Lay P = Lay::kPlain;
+  return {
+      {1, 4, 16, 16, 3, 3, 2, 2, {1, 1}, false, P, "3x3 stride 2"},
+      {1, 2, 13, 15, 2, 2, 2, 2, {0, 0}, true, P, "2x2 stride 2, ceil"},
+      {2, 3, 7, 9, 3, 3, 1, 1, {1, 1}, false, P, "3x3 stride 1, batch 2"},
+      {1, 3, 5, 7, 2, 2, 1, 1, {0}, false, P, "odd sizes"},
+      {1, 2, 12, 33, 5, 5, 3, 3, {2, 2}, true, P, "5x5 stride 3, ceil"},
+      {1, 1, 7, 40, 1, 1, 3, 5, {0, 0}, false, P, "1x1 windows, stride (3, 5)"},
+      {2, 3, 1, 1, 3, 3, 1, 1, {2, 2}, true, P, "one pixel, mostly padding"},
+      {1, 2, 9, 37, 3, 3, 2, 4, {1, 1}, false, P, "stride_w 4"},
+      {1, 1, 4, 5000, 3, 3, 1, 1, {1, 1}, false, P, "rows over several buffer chunks"},
+      {1, 1, 3, 9001, 2, 4, 1, 2, {1, 3}, true, P, "chunks at stride_w 2"},
+      {1, 1, 2, 9000, 2, 5, 2, 3, {0, 2}, false, P, "chunks at stride_w 3"},
+      {1, 1, 3, 2300, 2, 2100, 1, 7, {1, 50}, false, P, "window wider than the buffer's half"},
+      {2, 3, 6, 17, 3, 3, 2, 2, {1, 1}, false, Lay::kStepLast, "strided rows"},
+      {1, 2, 9, 19, 2, 3, 2, 1, {1, 1}, true, Lay::kSwapLast2, "transposed: gathered rows"},
+      {2, 2, 6, 10, 3, 2, 2, 1, {1, 0}, false, Lay::kReverseFirst, "reversed batch"},
+      {0, 2, 4, 4, 2, 2, 1, 1, {0, 0}, false, P, "empty batch"},
+      {1, 1, 1, 1, 1, 1, 1, 1, {0}, false, P, "one cell"},
+  };
+}
+
+void fill_all(NDArray& a, const void* bits) {
+  auto* p = static_cast<char*>(a.mutable_data());
+  for (int64_t i = 0; i < a.numel(); ++i) std::memcpy(p + 4 * i, bits, 4);
+}
+
+std::vector<OpCase> max_pool2d_cases(bool is_float) {
+  std::vector<OpCase> out;
+  uint64_t seed = is_float ? 6000 : 5000;
+  const std::vector<Pool> shapes = max_pool_shapes();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const Values v = is_float ? of_floats(i % 3 == 2 ? Mix::kZerosAndInf : Mix::kSpecials)
+                              : of_ints(i % 2 == 0 ? Ints::kFull : Ints::kInt8);
+    out.push_back(pool_case("max_pool2d", shapes[i], v, seed += 8));
+  }
+  // Every cell the padding value (int32: INT32_MIN; float32: -inf, then one NaN).
+  const Pool p{1, 2, 5, 8, 2, 2, 1, 1, {1, 1}, false, Lay::kPlain, "all the lowest value"};
+  OpCase c = pool_case("max_pool2d", p, is_float ? of_floats(Mix::kPlain) : of_ints(Ints::kInt8),
+                       seed += 8);
+  if (is_float) {
+    const float lowest = -std::numeric_limits<float>::infinity();
+    fill_all(c.inputs[0], &lowest);
+    static_cast<float*>(c.inputs[0].mutable_data())[13] = from_bits(0xFFC00001u);
+  } else {
+    const int32_t lowest = INT32_MIN;
+    fill_all(c.inputs[0], &lowest);
+  }
+  out.push_back(std::move(c));
+  return out;
+}
+
+std::vector<OpCase> avg_pool2d_cases() {
+  const Lay P = Lay::kPlain;
+  struct Spec {
+    Pool p;
+    bool include_pad;
+    Mix m;
+  };
+  const Spec specs[] = {
+      {{1, 4, 16, 16, 3, 3, 2, 2, {1}, false, P, "3x3 stride 2"}, false, Mix::kPlain},
+      {{1, 2, 13, 15, 2, 2, 2, 2, {0}, true, P, "2x2 stride 2, ceil"}, false, Mix::kPlain},
+      {{2, 3, 7, 9, 3, 3, 1, 1, {1, 1}, false, P, "3x3 stride 1"}, true, Mix::kSpecials},
+      {{1, 3, 5, 7, 2, 2, 1, 1, {0, 1, 1, 0}, false, P, "asymmetric padding"}, true, Mix::kPlain},
+      {{1, 2, 12, 33, 5, 5, 3, 3, {2, 1, 0, 2}, true, P, "5x5 stride 3"}, false, Mix::kPlain},
+      {{1, 2, 12, 33, 5, 5, 3, 3, {2, 2}, true, P, "5x5 stride 3"}, true, Mix::kPlain},
+      {{1, 1, 7, 40, 1, 1, 3, 5, {0}, false, P, "1x1 windows"}, false, Mix::kSpecials},
+      {{2, 3, 1, 1, 3, 3, 1, 1, {2}, true, P, "one pixel, mostly padding"}, true, Mix::kPlain},
+      {{1, 2, 9, 37, 3, 3, 2, 4, {1}, false, P, "stride_w 4"}, false, Mix::kPlain},
+      {{1, 1, 4, 300, 3, 3, 1, 1, {1}, false, P, "long rows"}, true, Mix::kPlain},
+      {{1, 2, 8, 19, 3, 3, 1, 1, {1}, false, P, "zeros and infinities"}, false, Mix::kZerosAndInf},
+      {{1, 2, 6, 6, 6, 6, 1, 1, {0}, false, P, "global pooling"}, false, Mix::kPlain},
+      {{2, 3, 6, 17, 3, 3, 2, 2, {1}, false, Lay::kStepLast, "strided rows"}, false, Mix::kPlain},
+      {{1, 2, 9, 19, 2, 3, 2, 1, {1, 1, 0, 2}, true, Lay::kSwapLast2, "transposed: gathered rows"},
+       true, Mix::kSpecials},
+      {{2, 2, 6, 10, 3, 2, 2, 1, {1, 0}, false, Lay::kReverseFirst, "reversed batch"}, false,
+       Mix::kPlain},
+      {{0, 2, 4, 4, 2, 2, 1, 1, {0}, false, P, "empty batch"}, false, Mix::kPlain},
+      {{1, 1, 1, 1, 1, 1, 1, 1, {0}, false, P, "one cell"}, false, Mix::kSpecials},
+  };
+  std::vector<OpCase> out;
+  uint64_t seed = 7000;
+  for (const Spec& s : specs) {
+    out.push_back(pool_case("avg_pool2d", s.p, of_floats(s.m), seed += 8, s.include_pad));
+  }
+  return out;
+}
+
+// ---- upsampling -------------------------------------------------------------------------------
+
+std::vector<OpCase> upsampling_cases() {
+  struct Spec {
+    int64_t n, c, h, w, scale;
+    Lay lay;
+  };
+  // Scales below the vector width (a lane permutation), at it and above (runs of splats).
+  const Spec specs[] = {
+      {1, 1, 1, 1, 1, Lay::kPlain},         {2, 2, 3, 5, 2, Lay::kPlain},
+      {1, 3, 4, 13, 3, Lay::kPlain},        {1, 2, 3, 8, 7, Lay::kPlain},
+      {1, 2, 3, 17, 8, Lay::kPlain},        {1, 2, 2, 9, 9, Lay::kPlain},
+      {1, 1, 2, 3, 16, Lay::kPlain},        {1, 2, 3, 5, 17, Lay::kPlain},
+      {1, 1, 2, 2, 33, Lay::kPlain},        {1, 2, 3, 16, 4, Lay::kStepLast},
+      {2, 2, 5, 3, 2, Lay::kSwapLast2},     {2, 3, 5, 7, 11, Lay::kReverseFirst},
+      {0, 2, 3, 3, 2, Lay::kPlain},
+  };
+  std::vector<OpCase> out;
+  uint64_t seed = 8000;
+  for (const Spec& s : specs) {
+    OpCase c;
+    c.op = "upsampling";
+    c.attrs = {{"scale", std::to_string(s.scale)}};
+    const Shape xs{s.n, s.c, s.h, s.w};
+    c.inputs.push_back(laid_out(xs, s.lay, of_ints(Ints::kFull), seed += 8));
+    c.what = "upsampling x" + str(xs) + lay_name(s.lay) + " scale " + std::to_string(s.scale);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// ---- pad --------------------------------------------------------------------------------------
+
+std::vector<OpCase> pad_cases(bool is_float) {
+  struct Spec {
+    Shape x;
+    std::vector<int64_t> pads;
+    const char* fvalue;  // float32 fill
+    const char* ivalue;  // int32 fill
+    Lay lay;
+    const char* note;
+  };
+  const Spec specs[] = {
+      {{2, 3, 4, 5}, {0, 1, 1, 2, 1, 0, 2, 3}, "0", "0", Lay::kPlain, "4-D, every side"},
+      {{1, 3, 5, 7}, {0, 0, 1, 1, 0, 0, 1, 1}, "-1.5", "-7", Lay::kPlain, "spatial padding"},
+      {{17}, {3, 9}, "inf", "2147483647", Lay::kPlain, "1-D"},
+      {{}, {}, "5", "5", Lay::kPlain, "0-d"},
+      {{4, 9}, {0, 0, 0, 0}, "1", "1", Lay::kPlain, "no padding"},
+      {{2, 0, 3}, {1, 2, 0, 0, 1, 1}, "-inf", "-3", Lay::kPlain, "an empty axis: all fill"},
+      {{2, 3, 33}, {1, 0, 8, 0, 2, 9}, "-0", "-2147483648", Lay::kPlain, "long rows"},
+      {{3, 10}, {0, 20, 0, 40}, "1e-45", "9", Lay::kPlain, "long fills"},
+      {{1, 2, 1, 2, 1, 3}, {1, 0, 0, 1, 0, 2, 0, 1, 1, 0, 0, 1}, "2.5", "-1", Lay::kPlain, "6-D"},
+      {{3, 5}, {1, 1, 2, 2}, "-2", "4", Lay::kStepLast, "strided rows"},
+      {{4, 6}, {2, 0, 0, 3}, "3.25", "8", Lay::kSwapLast2, "transposed"},
+      {{3, 7}, {1, 1, 1, 1}, "0.5", "6", Lay::kReverseFirst, "reversed rows"},
+  };
+  std::vector<OpCase> out;
+  uint64_t seed = is_float ? 9500 : 9000;
+  for (const Spec& s : specs) {
+    OpCase c;
+    c.op = "pad";
+    const char* value = is_float ? s.fvalue : s.ivalue;
+    c.attrs = {{"pads", tup(s.pads)}, {"value", value}};
+    const Values v = is_float ? of_floats(Mix::kSpecials) : of_ints(Ints::kFull);
+    c.inputs.push_back(laid_out(s.x, s.lay, v, seed += 8));
+    c.what = "pad x" + str(s.x) + lay_name(s.lay) + " pads " + AttrValue::tuple(s.pads).text() +
+             " value " + value + ": " + s.note;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// ---- softmax ----------------------------------------------------------------------------------
+
+std::vector<OpCase> softmax_cases() {
+  struct Spec {
+    Shape x;
+    int64_t axis;
+    Mix m;
+    Lay lay;
+  };
+  const Spec specs[] = {
+      {{7}, -1, Mix::kPlain, Lay::kPlain},
+      {{3, 8}, -1, Mix::kPlain, Lay::kPlain},
+      {{2, 9}, 1, Mix::kSpecials, Lay::kPlain},
+      {{4, 17}, 0, Mix::kExp, Lay::kPlain},
+      {{2, 3, 5}, 1, Mix::kExp, Lay::kPlain},
+      {{2, 600}, -1, Mix::kExp, Lay::kPlain},  // slices over two chunks of 512
+      {{2, 3, 4, 5}, -2, Mix::kSpecials, Lay::kPlain},
+      {{1, 1}, 0, Mix::kPlain, Lay::kPlain},
+      {{3, 33}, -1, Mix::kZerosAndInf, Lay::kPlain},
+      {{4, 1}, -1, Mix::kExp, Lay::kPlain},
+      {{5, 16}, -1, Mix::kPlain, Lay::kStepLast},
+      {{6, 10}, 0, Mix::kExp, Lay::kSwapLast2},
+      {{3, 12}, -1, Mix::kSpecials, Lay::kReverseFirst},
+      {{0, 5}, -1, Mix::kPlain, Lay::kPlain},
+  };
+  std::vector<OpCase> out;
+  uint64_t seed = 10000;
+  for (const Spec& s : specs) {
+    OpCase c;
+    c.op = "softmax";
+    c.attrs = {{"axis", std::to_string(s.axis)}};
+    c.inputs.push_back(laid_out(s.x, s.lay, of_floats(s.m), seed += 8));
+    c.what = "softmax x" + str(s.x) + lay_name(s.lay) + " axis " + std::to_string(s.axis) + ", " +
+             float_mix_name(s.m);
+    out.push_back(std::move(c));
+  }
+  // Slices of infinities only, of NaN, of -inf and finite values.
+  const float inf = std::numeric_limits<float>::infinity(), nan = from_bits(0x7FC00000u);
+  std::vector<float> v;
+  for (int i = 0; i < 9; ++i) v.push_back(-inf);
+  for (int i = 0; i < 9; ++i) v.push_back(inf);
+  for (int i = 0; i < 9; ++i) v.push_back(i % 2 == 0 ? -inf : static_cast<float>(i));
+  for (int i = 0; i < 9; ++i) v.push_back(i == 4 ? nan : -static_cast<float>(i));
+  OpCase c;
+  c.op = "softmax";
+  c.attrs = {{"axis", "1"}};
+  c.inputs.push_back(f32({4, 9}, v));
+  c.what = "softmax x(4, 9) axis 1: slices of -inf, +inf, -inf and finite, one NaN";
+  out.push_back(std::move(c));
+  return out;
+}
+
+// ---- leaky_relu, clamp, sigmoid: elementwise float32 ----------------------------------------
+
+// The shapes of the elementwise cases: 0-d, empty, tails around 4, 8 and 16 lanes, long rows,
+// strided and transposed views.
+struct Elem {
+  Shape x;
+  Mix m;
+  Lay lay;
+};
+
+std::vector<Elem> elem_shapes() {
+  return {{{}, Mix::kPlain, Lay::kPlain},
+          {{1}, Mix::kSpecials, Lay::kPlain},
+          {{7}, Mix::kSpecials, Lay::kPlain},
+          {{8}, Mix::kZerosAndInf, Lay::kPlain},
+          {{9}, Mix::kSpecials, Lay::kPlain},
+          {{17}, Mix::kExp, Lay::kPlain},
+          {{33}, Mix::kZerosAndInf, Lay::kPlain},
+          {{1000}, Mix::kSpecials, Lay::kPlain},
+          {{2, 3, 17}, Mix::kSpecials, Lay::kStepLast},
+          {{7, 33}, Mix::kExp, Lay::kSwapLast2},
+          {{3, 5}, Mix::kSpecials, Lay::kReverseFirst},
+          {{0}, Mix::kPlain, Lay::kPlain}};
+}
+
+std::vector<OpCase> elem_cases(const std::string& op, const std::vector<AttrMap>& params,
+                               uint64_t seed) {
+  std::vector<OpCase> out;
+  const std::vector<Elem> shapes = elem_shapes();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const Elem& e = shapes[i];
+    OpCase c;
+    c.op = op;
+    c.attrs = params[i % params.size()];
+    c.inputs.push_back(laid_out(e.x, e.lay, of_floats(e.m), seed += 8));
+    std::ostringstream s;
+    s << op << " x" << str(e.x) << lay_name(e.lay) << ", " << float_mix_name(e.m);
+    for (const auto& kv : c.attrs) s << " " << kv.first << " " << kv.second;
+    c.what = s.str();
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<OpCase> leaky_relu_cases() {
+  return elem_cases("leaky_relu",
+                    {{},
+                     {{"alpha", "0.2"}},
+                     {{"alpha", "0"}},
+                     {{"alpha", "-1.5"}},
+                     {{"alpha", "3e38"}},
+                     {{"alpha", "1e-40"}},
+                     {{"alpha", "0.01"}}},
+                    11000);
+}
+
+std::vector<OpCase> clamp_cases() {
+  return elem_cases("clamp",
+                    {{},
+                     {{"a_min", "0"}, {"a_max", "6"}},
+                     {{"a_min", "-0"}, {"a_max", "0"}},
+                     {{"a_min", "0"}, {"a_max", "0"}},
+                     {{"a_min", "-1"}, {"a_max", "1"}},
+                     {{"a_min", "-inf"}, {"a_max", "-2"}},
+                     {{"a_min", "2.5"}, {"a_max", "inf"}},
+                     {{"a_min", "-0"}, {"a_max", "-0"}},
+                     {{"a_max", "3"}},
+                     {{"a_min", "-1e-45"}, {"a_max", "1e-45"}},
+                     {{"a_min", "-3"}}},
+                    12000);
+}
+
+std::vector<OpCase> sigmoid_cases() {
+  std::vector<OpCase> out = elem_cases("sigmoid", {{}}, 13000);
+  // Every value from the exponential's edges.
+  OpCase c;
+  c.op = "sigmoid";
+  c.inputs.push_back(float_values({4, 37}, Mix::kExp, 13500));
+  c.what = "sigmoid x(4, 37), exp edges";
+  out.push_back(std::move(c));
+  return out;
+}
+
+}  // namespace
+
+std::vector<OpCase> nn_cases(const std::string& op, DataType t) {
+  const bool is_i32 = t == DataType::Int(32), is_f32 = t == DataType::Float(32);
+  if (!is_i32 && !is_f32) return {};
+  if (op == "conv2d") return is_i32 ? conv2d_int_cases() : conv2d_float_cases();
+  if (op == "dense") return is_i32 ? dense_int_cases() : dense_float_cases();
+  if (op == "max_pool2d") return max_pool2d_cases(is_f32);
+  if (op == "upsampling") return is_i32 ? upsampling_cases() : std::vector<OpCase>{};
+  if (op == "pad") return pad_cases(is_f32);
+  if (!is_f32) return {};
+  if (op == "avg_pool2d") return avg_pool2d_cases();
+  if (op == "softmax") return softmax_cases();
+  if (op == "leaky_relu") return leaky_relu_cases();
+  if (op == "clamp") return clamp_cases();
+  if (op == "sigmoid") return sigmoid_cases();
+  return {};
+}
+
+}  // namespace test
+}  // namespace cvm
+
+namespace {
+
+// The operators of the nn family and whether each takes int32 and float32.
+struct NnOp {
+  const char* op;
+  bool int32, float32;
+};
+const NnOp kNnOps[] = {{"conv2d", true, true},     {"dense", true, true},
+                       {"max_pool2d", true, true}, {"upsampling", true, false},
+                       {"pad", true, true},        {"avg_pool2d", false, true},
+                       {"softmax", false, true},   {"leaky_relu", false, true},
+                       {"clamp", false, true},     {"sigmoid", false, true}};
+
+}  // namespace
+
+TEST_CASE("nn kernel cases: every case is a valid call of its operator", "[kernels]") {
+  using cvm::DataType;
+  for (const NnOp& o : kNnOps) {
+    for (const DataType t : {DataType::Int(32), DataType::Float(32)}) {
+      const bool takes = t == DataType::Int(32) ? o.int32 : o.float32;
+      const std::vector<cvm::test::OpCase> cases = cvm::test::nn_cases(o.op, t);
+      INFO(o.op << " " << t << ": " << cases.size() << " cases");
+      REQUIRE(cases.empty() == !takes);
+      REQUIRE(cases.size() <= 45);  // the parity driver runs each through every entry, twice
+      std::set<std::string> seen;
+      for (const cvm::test::OpCase& c : cases) {
+        INFO(c.what);
+        REQUIRE(c.op == o.op);
+        REQUIRE(!c.inputs.empty());
+        REQUIRE(c.inputs[0].dtype() == t);
+        REQUIRE(seen.insert(c.what).second);  // descriptions tell the cases apart
+        REQUIRE_NOTHROW(cvm::run_op(c.op, c.inputs, c.attrs));
+      }
+    }
+  }
+  // Other dtypes and operators are not this family's.
+  CHECK(cvm::test::nn_cases("conv2d", DataType::Int(8)).empty());
+  CHECK(cvm::test::nn_cases("pad", DataType::Float(64)).empty());
+  CHECK(cvm::test::nn_cases("relu", DataType::Float(32)).empty());
+  CHECK(cvm::test::nn_cases("add", DataType::Int(32)).empty());
+}
+
+TEST_CASE("nn kernel cases are the same on every call (seeded)", "[kernels]") {
+  using cvm::DataType;
+  for (const NnOp& o : kNnOps) {
+    for (const DataType t : {DataType::Int(32), DataType::Float(32)}) {
+      const std::vector<cvm::test::OpCase> a = cvm::test::nn_cases(o.op, t);
+      const std::vector<cvm::test::OpCase> b = cvm::test::nn_cases(o.op, t);
+      REQUIRE(a.size() == b.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        INFO(a[i].what);
+        REQUIRE(a[i].what == b[i].what);
+        REQUIRE(a[i].attrs == b[i].attrs);
+        REQUIRE(a[i].inputs.size() == b[i].inputs.size());
+        for (size_t k = 0; k < a[i].inputs.size(); ++k) {
+          REQUIRE(a[i].inputs[k].strides() == b[i].inputs[k].strides());
+          REQUIRE(cvm::test::bit_equal(a[i].inputs[k], b[i].inputs[k]));
+        }
+      }
+    }
+  }
+}
