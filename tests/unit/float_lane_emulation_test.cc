@@ -20,6 +20,7 @@
 #include "float_math.h"
 #include "float_test_util.h"
 #include "kernel_abi.h"
+#include "kernel_test_util.h"
 #include "params/float_nn.h"
 #include "params/nn.h"
 #include "test_util.h"
@@ -320,28 +321,7 @@ struct FakePool {
   explicit FakePool(int32_t t) : pf{&FakePool::run, this, t, 1}, threads(t) {}
 };
 
-// Scratch lent from fresh blocks, poisoned so that reading unwritten scratch shows; or none.
-class Scratch {
- public:
-  explicit Scratch(bool lend) : lend_(lend), s_{&Scratch::acquire, this} {}
-  ~Scratch() {
-    for (void* p : blocks_) std::free(p);
-  }
-  const cvm::kernel::Scratch* get() const { return &s_; }
-
- private:
-  static void* acquire(void* ctx, int64_t bytes) {
-    auto* self = static_cast<Scratch*>(ctx);
-    if (!self->lend_) return nullptr;
-    void* p = std::aligned_alloc(64, (static_cast<size_t>(bytes) + 63) / 64 * 64);
-    std::memset(p, 0xA5, static_cast<size_t>(bytes));
-    self->blocks_.push_back(p);
-    return p;
-  }
-  bool lend_;
-  cvm::kernel::Scratch s_;
-  std::vector<void*> blocks_;
-};
+using Scratch = cvm::test::PoisonedScratch;
 
 // Value mixes (float_test_util.h).
 using Mix = cvm::test::FloatMix;

@@ -25,6 +25,7 @@
 #include "cvm/registry.h"
 #include "cvm/threads.h"
 #include "kernel_abi.h"
+#include "kernel_test_util.h"
 #include "kernel_views.h"
 #include "params/nn.h"
 #include "test_util.h"
@@ -63,32 +64,7 @@ void at_each_thread_count(Body&& body) {
   }
 }
 
-// Scratch as the op layer lends it: fresh 64-byte aligned blocks, freed at the end; or none.
-// Poisons each block so that a kernel reading scratch it did not write shows up as a mismatch.
-class TestScratch {
- public:
-  explicit TestScratch(bool lend = true) : lend_(lend), scratch_{&TestScratch::acquire, this} {}
-  ~TestScratch() {
-    for (void* p : blocks_) std::free(p);
-  }
-  const kernel::Scratch* get() const { return &scratch_; }
-  int64_t requested() const { return requested_; }
-
- private:
-  static void* acquire(void* ctx, int64_t bytes) {
-    auto* self = static_cast<TestScratch*>(ctx);
-    self->requested_ += bytes;
-    if (!self->lend_) return nullptr;
-    void* p = std::aligned_alloc(64, (static_cast<size_t>(bytes) + 63) / 64 * 64);
-    std::memset(p, 0xA5, static_cast<size_t>(bytes));
-    self->blocks_.push_back(p);
-    return p;
-  }
-  bool lend_;
-  kernel::Scratch scratch_;
-  std::vector<void*> blocks_;
-  int64_t requested_ = 0;
-};
+using TestScratch = cvm::test::PoisonedScratch;
 
 KernelFn scalar_fn(const char* op) {
   const kernel::BackendTable& s = kernel::kScalarBackend;
