@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -380,12 +381,57 @@ extern "C" int CVMModelInferBytes(CVMModelHandle model, const void* in, size_t i
 
 // ---- modern calls: sessions ----
 
-extern "C" int CVMSessionCreate(CVMModelHandle model, CVMSessionHandle* out) {
+namespace cvm {
+namespace capi {
+namespace {
+
+// A session of `model` bound to `backend` (null or "": the model handle's choice).
+int create_session(CVMModelHandle model, const char* backend, CVMSessionHandle* out,
+                   const char* fn) {
   if (out != nullptr) *out = nullptr;
   return guard([&] {
-    CVMModel* m = as_model(model, "CVMSessionCreate");
-    require_not_null(out, "CVMSessionCreate", "out");
-    *out = new CVMSession(m->model, m->backend);
+    CVMModel* m = as_model(model, fn);
+    require_not_null(out, fn, "out");
+    const bool own = backend == nullptr || backend[0] == '\0';
+    *out = new CVMSession(m->model, own ? m->backend : backend);
+  });
+}
+
+}  // namespace
+}  // namespace capi
+}  // namespace cvm
+
+extern "C" int CVMSessionCreate(CVMModelHandle model, CVMSessionHandle* out) {
+  return cvm::capi::create_session(model, nullptr, out, "CVMSessionCreate");
+}
+
+extern "C" int CVMSessionCreateEx(CVMModelHandle model, const char* backend,
+                                  CVMSessionHandle* out) {
+  return cvm::capi::create_session(model, backend, out, "CVMSessionCreateEx");
+}
+
+extern "C" int CVMSessionGetKernelPlan(CVMSessionHandle session, const char** json) {
+  if (json != nullptr) *json = nullptr;
+  return guard([&] {
+    require_not_null(session, "CVMSessionGetKernelPlan", "session");
+    require_not_null(json, "CVMSessionGetKernelPlan", "json");
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const cvm::NodeKernelPlan& node : session->session.kernel_plan()) {
+      nlohmann::json chains = nlohmann::json::array();
+      for (const cvm::NodeKernelPlan::Chain& c : node.chains) {
+        chains.push_back({{"kernel_op", c.kernel_op},
+                          {"dtype", c.dtype},
+                          {"entries", c.entries},
+                          {"notes", c.notes},
+                          {"packed_for", c.packed_for},
+                          {"last_ran", c.last_ran}});
+      }
+      nodes.push_back({{"node", node.node}, {"op", node.op}, {"chains", std::move(chains)}});
+    }
+    thread_local std::string text;
+    text = nlohmann::json{{"backend", session->session.backend()}, {"nodes", std::move(nodes)}}
+               .dump();
+    *json = text.c_str();
   });
 }
 

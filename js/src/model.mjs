@@ -140,24 +140,12 @@ export class CvmModel {
    */
   run(inputs) {
     const n = this._cvm.native;
-    const h = this.handle;
     if (!inputs || typeof inputs !== 'object' || Array.isArray(inputs) || ArrayBuffer.isView(inputs) ||
         (inputs._rec && inputs._rec.kind === 'array')) {
       throw new CvmLogicError(`run(): expected an object keyed by input name, e.g. { ${this.inputs[0].name}: array }`);
     }
     const rec = this._rec;
-    // A session is bound to the backend preferred when it was made: remade after setBackend().
-    const switches = this._cvm._backendSwitches || 0;
-    if (rec.session && rec.sessionSwitches !== switches) {
-      n.call('CVMSessionFree', rec.session);
-      rec.session = 0;
-    }
-    if (!rec.session) {
-      const s = n.scratch;
-      n.call('CVMSessionCreate', h, s);
-      rec.session = n.u32(s);
-      rec.sessionSwitches = switches;
-    }
+    this._bindSession();
     const temps = [];
     try {
       for (const [name, value] of Object.entries(inputs)) {
@@ -190,6 +178,54 @@ export class CvmModel {
       return outs;
     } finally {
       for (const t of temps) t.dispose();
+    }
+  }
+
+  /**
+   * The kernels run() uses for each node, as the native session bound them: per node its
+   * chains of kernel-table entries (what__how names, tried in order; the scalar reference last),
+   * why other entries of the backend are missing or moved, the entry its weight was packed for
+   * and the entry that took the last run's call. So "no silent fallback" is checkable.
+   */
+  kernelPlan() {
+    const n = this._cvm.native;
+    this._bindSession();
+    const s = n.scratch;
+    n.call('CVMSessionGetKernelPlan', this._rec.session, s);
+    const plan = JSON.parse(n.string(n.u32(s)));
+    return {
+      backend: plan.backend,
+      nodes: plan.nodes.map((node) => ({
+        node: node.node,
+        op: node.op,
+        chains: node.chains.map((c) => ({
+          kernelOp: c.kernel_op,
+          dtype: c.dtype,
+          entries: c.entries,
+          notes: c.notes,
+          packedFor: c.packed_for,
+          lastRan: c.last_ran,
+        })),
+      })),
+    };
+  }
+
+  /** @internal The model's session, made (or remade after setBackend()) on demand. */
+  _bindSession() {
+    const n = this._cvm.native;
+    const h = this.handle;  // throws once disposed
+    const rec = this._rec;
+    // A session is bound to the backend preferred when it was made: remade after setBackend().
+    const switches = this._cvm._backendSwitches || 0;
+    if (rec.session && rec.sessionSwitches !== switches) {
+      n.call('CVMSessionFree', rec.session);
+      rec.session = 0;
+    }
+    if (!rec.session) {
+      const s = n.scratch;
+      n.call('CVMSessionCreate', h, s);
+      rec.session = n.u32(s);
+      rec.sessionSwitches = switches;
     }
   }
 

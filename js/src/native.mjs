@@ -16,7 +16,7 @@ const MODEL_FUNCS = [
   'CVMModelGetMemory', 'CVMModelGetByteLengths', 'CVMModelGetPostprocess', 'CVMModelNumInputs',
   'CVMModelNumOutputs', 'CVMModelGetInputInfo', 'CVMModelGetOutputInfo', 'CVMModelInferBytes',
   'CVMSessionCreate', 'CVMSessionFree', 'CVMSessionSetInput', 'CVMSessionRun',
-  'CVMSessionGetOutput', 'CVMAPIGetVersion', 'CVMModelGetProducer',
+  'CVMSessionGetOutput', 'CVMAPIGetVersion', 'CVMModelGetProducer', 'CVMSessionGetKernelPlan',
 ];
 const OPTIONAL = ['CVMGetBuildHash'];
 

@@ -98,6 +98,41 @@ test('models: setBackend() between runs: the next run is remade on the new backe
   }
 });
 
+test('models: kernelPlan() shows each node\'s kernel chain and what ran', async () => {
+  for (const variant of VARIANTS) {
+    const cvm = await runtime(variant);
+    const { json, params, input } = files('lenet');
+    cvm.scope(() => {
+      const model = cvm.loadModel({ json, params });
+      const before = model.kernelPlan();
+      assert.equal(before.backend, variant === 'simd' ? 'wasm' : 'scalar');
+      const conv = before.nodes.find((n) => n.op === 'conv2d');
+      assert.ok(conv, 'lenet has a conv2d node');
+      const chain = conv.chains[0];
+      assert.equal(chain.kernelOp, 'conv2d');
+      assert.equal(chain.dtype, 'int32');
+      assert.equal(chain.entries.at(-1), 'conv2d_i32__scalar');
+      if (variant === 'simd') assert.equal(chain.entries[0], 'conv2d_i32__wasm_simd128');
+      else assert.deepEqual(chain.entries, ['conv2d_i32__scalar']);
+      assert.equal(chain.lastRan, '');
+      model.run({ data: cvm.fromBytes(input.bytes, { shape: input.shape, dtype: input.dtype }) });
+      assert.equal(model.kernelPlan().nodes.find((n) => n.op === 'conv2d').chains[0].lastRan,
+        chain.entries[0]);
+      cvm.setBackend('scalar');
+      try {
+        const scalar = model.kernelPlan();
+        assert.equal(scalar.backend, 'scalar');
+        for (const node of scalar.nodes) for (const c of node.chains) assert.equal(c.entries.length, 1);
+      } finally {
+        cvm.setBackend('auto');
+      }
+      model.dispose();
+      assert.throws(() => model.kernelPlan(), CvmLogicError);
+    });
+    assert.equal(cvm.memory().liveModels, 0);
+  }
+});
+
 test('models: lenet from a cvmrt model file, run twice, dispose', async (t) => {
   const cvm = await runtime(VARIANTS[0]);
   const { json, params, input } = files('lenet');

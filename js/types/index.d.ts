@@ -190,6 +190,29 @@ export interface ModelIO {
 }
 
 /** A loaded, verified model (made by cvm.loadModel). */
+/** One kernel call of a node: its chain of kernel-table entries (CvmModel.kernelPlan()). */
+export interface KernelChain {
+  /** The kernel op requested, e.g. "conv2d", "copy". */
+  kernelOp: string;
+  /** Its element type, e.g. "int32". */
+  dtype: string;
+  /** Entry names (what__how) in the order they are tried; the scalar reference is last. */
+  entries: string[];
+  /** Why entries of the backend are missing or moved, e.g. "...: CPU lacks ...". */
+  notes: string[];
+  /** The entry the node's constant weight was packed for ("" when none). */
+  packedFor: string;
+  /** The entry that took the last run's call ("" before a run). */
+  lastRan: string;
+}
+
+/** The kernels of every operator node, in execution order. */
+export interface KernelPlan {
+  /** The backend heading the chains: "wasm" or "scalar". */
+  backend: string;
+  nodes: { node: string; op: string; chains: KernelChain[] }[];
+}
+
 export interface CvmModel extends Disposable {
   /** Spec section 6: total = ops + mem. */
   readonly cost: { readonly ops: number; readonly mem: number; readonly total: number };
@@ -213,6 +236,12 @@ export interface CvmModel extends Disposable {
   run(inputs: { [name: string]: ArrayLike }): { [key: string]: CvmArray };
   /** CVMAPIInference: input bytes in (int8, or int32 LE), spec section 7 output bytes out. */
   infer(input: Bytes): Uint8Array;
+  /**
+   * The kernels run() uses per node, as the native session bound them: the kernel-table
+   * entries tried in order (the scalar reference last), why the backend's other entries are
+   * missing or moved, and which entry took the last run's call.
+   */
+  kernelPlan(): KernelPlan;
   dispose(): void;
   [Symbol.dispose](): void;
   toString(): string;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -224,7 +225,7 @@ TEST_CASE("CVMModelLoadFile and CVMModelLoadBytes read cvmrt model files", "[cvm
   CHECK(CVMModelLoadBytes(nullptr, 10, &h) == 1);
 }
 
-TEST_CASE("CVMAPILoadModel device 2 runs with the scalar backend and restores the choice",
+TEST_CASE("CVMAPILoadModel device 2 runs with the scalar backend, whatever the preferred one",
           "[cvmapi]") {
   const ModelCase c = load_case("chain");
   Net reference(c, CVM_MODEL_DEVICE_REFERENCE);
@@ -236,8 +237,83 @@ TEST_CASE("CVMAPILoadModel device 2 runs with the scalar backend and restores th
             0);
     CHECK(decode_values(out, 1) == expected_bytes_values(c));
     CHECK(cvm::current_backend() == backend);
+    // Its sessions are bound to the reference: the net is a CVMModelHandle.
+    CVMSessionHandle session = nullptr;
+    REQUIRE(CVMSessionCreate(static_cast<CVMModelHandle>(reference.net), &session) == 0);
+    const char* text = nullptr;
+    REQUIRE(CVMSessionGetKernelPlan(session, &text) == 0);
+    CHECK(nlohmann::json::parse(text).at("backend") == "scalar");
+    CHECK(CVMSessionFree(session) == 0);
   }
   cvm::set_backend("auto");
+}
+
+TEST_CASE("CVMSessionCreateEx binds a backend; CVMSessionGetKernelPlan shows the chains",
+          "[cvmapi]") {
+  const ModelCase c = load_case("nn");
+  std::vector<uint8_t> params = c.params(cvm::ParamFormat::kCvmrt);
+  CVMModelHandle model = nullptr;
+  REQUIRE(CVMModelLoadCVM(c.graph.data(), c.graph.size(), params.data(), params.size(), &model) ==
+          0);
+  const cvm::NDArray input = c.input();
+  std::vector<int64_t> dims = input.shape().to_vector();
+  CVMArrayHandle in = nullptr;
+  REQUIRE(CVMArrayAlloc(dims.data(), static_cast<int>(dims.size()), kDLInt, 32, 1, kDLCPU, 0,
+                        &in) == 0);
+  std::vector<int32_t> values;
+  for (int64_t i = 0; i < input.numel(); ++i) {
+    values.push_back(static_cast<int32_t>(cvm::test::int_at(input, i)));
+  }
+  REQUIRE(CVMArrayCopyFromBytes(in, values.data(), values.size() * 4) == 0);
+  const auto expected = c.spec.at("outputs").get<std::vector<std::vector<int64_t>>>();
+  for (const std::string& backend : cvm::compiled_backends()) {
+    INFO(backend);
+    CVMSessionHandle session = nullptr;
+    REQUIRE(CVMSessionCreateEx(model, backend.c_str(), &session) == 0);
+    const char* text = nullptr;
+    REQUIRE(CVMSessionGetKernelPlan(session, &text) == 0);
+    nlohmann::json plan = nlohmann::json::parse(text);
+    CHECK(plan.at("backend") == backend);
+    REQUIRE(!plan.at("nodes").empty());
+    for (const auto& node : plan.at("nodes")) {
+      for (const auto& chain : node.at("chains")) {
+        const auto entries = chain.at("entries").get<std::vector<std::string>>();
+        REQUIRE(!entries.empty());
+        CHECK(entries.back().find("__scalar") != std::string::npos);
+        if (backend == "scalar") CHECK(entries.size() == 1);
+        CHECK(chain.at("last_ran") == "");
+      }
+    }
+    REQUIRE(CVMSessionSetInput(session, "data", in) == 0);
+    REQUIRE(CVMSessionRun(session) == 0);
+    CVMArrayHandle out = nullptr;
+    REQUIRE(CVMSessionGetOutput(session, 0, &out) == 0);
+    std::vector<int32_t> got(expected[0].size());
+    REQUIRE(CVMArrayCopyToBytes(out, got.data(), got.size() * 4) == 0);
+    CHECK(std::vector<int64_t>(got.begin(), got.end()) == expected[0]);
+    CVMArrayFree(out);
+    REQUIRE(CVMSessionGetKernelPlan(session, &text) == 0);
+    plan = nlohmann::json::parse(text);
+    for (const auto& node : plan.at("nodes")) {
+      for (const auto& chain : node.at("chains")) {
+        const std::string ran = chain.at("last_ran");
+        if (node.at("op") == "flatten" || node.at("op") == "reshape") continue;  // in place
+        CHECK(ran == chain.at("entries").at(0).get<std::string>());
+      }
+    }
+    CHECK(CVMSessionFree(session) == 0);
+  }
+  CVMSessionHandle session = nullptr;
+  CHECK(CVMSessionCreateEx(model, "tpu", &session) == CVM_STATUS_LOGIC_ERROR);
+  CHECK_THAT(last_error(), Catch::Contains("unknown backend \"tpu\""));
+  CHECK(session == nullptr);
+  REQUIRE(CVMSessionCreateEx(model, "", &session) == 0);  // the handle's choice
+  CHECK(CVMSessionFree(session) == 0);
+  const char* text = "untouched";
+  CHECK(CVMSessionGetKernelPlan(nullptr, &text) == CVM_STATUS_LOGIC_ERROR);
+  CHECK(text == nullptr);
+  CVMArrayFree(in);
+  CVMModelFree(model);
 }
 
 TEST_CASE("CVMAPIInference is safe from many threads on one net", "[cvmapi][threads]") {

@@ -339,8 +339,26 @@ CVM_DLL int CVMModelGetOutputInfo(CVMModelHandle model, int index, const char** 
 CVM_DLL int CVMModelInferBytes(CVMModelHandle model, const void* in, size_t in_len, void* out,
                                size_t out_capacity, size_t* written);
 
-/* A new session (zero-filled activation memory) over `model`. Free with CVMSessionFree. */
+/* A new session (zero-filled activation memory) over `model`. Free with CVMSessionFree. Its
+ * kernels are bound now, from the model handle's backend (CVMAPILoadModel device 2: the scalar
+ * reference; otherwise the one CVMSetBackend prefers now); a later CVMSetBackend does not
+ * change them. */
 CVM_DLL int CVMSessionCreate(CVMModelHandle model, CVMSessionHandle* out);
+/* CVMSessionCreate with its kernels bound to `backend` ("auto", "scalar", "simd", "wasm"; NULL
+ * or "": the model handle's choice, as CVMSessionCreate): e.g. a reference session beside a
+ * fast one in the same process. A logic error for a backend that is not compiled in. */
+CVM_DLL int CVMSessionCreateEx(CVMModelHandle model, const char* backend, CVMSessionHandle* out);
+/* The kernels `session` runs each node with, as JSON text in *json (NUL-terminated, owned by the
+ * library, valid until the next CVMSessionGetKernelPlan on the same thread):
+ *   {"backend": "simd", "nodes": [{"node": "conv1", "op": "conv2d", "chains": [{"kernel_op":
+ *    "conv2d", "dtype": "int32", "entries": ["conv2d_i16i32__avx2", "conv2d_i32__scalar"],
+ *    "notes": ["conv2d_i8i32__amx: CPU lacks amx-tile amx-int8"], "packed_for":
+ *    "conv2d_i16i32__avx2", "last_ran": "conv2d_i16i32__avx2"}]}, ...]}
+ * per operator node in execution order: the table entries tried in order (the first that
+ * takes a call runs; the scalar reference, last, takes every call), why the backend's other
+ * entries are missing or moved, the entry its constant weight was packed for ("" none) and the
+ * entry that took the last run's call ("" before a run). So "no silent fallback" is checkable. */
+CVM_DLL int CVMSessionGetKernelPlan(CVMSessionHandle session, const char** json);
 /* Frees a session (NULL is a no-op that succeeds). */
 CVM_DLL int CVMSessionFree(CVMSessionHandle session);
 /* Sets input `name` ("data") from an int8 or int32 CPU array of exactly the input's shape (any

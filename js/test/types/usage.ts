@@ -1,6 +1,6 @@
 // Compiled by test/types.test.mjs (tsc --noEmit): the hand-written types must accept this.
 import { init, simdSupported, CvmLogicError, CvmRuntimeError } from 'cvmrt';
-import type { Cvm, CvmArray, CvmModel, DType, InitOptions, MemoryInfo } from 'cvmrt';
+import type { Cvm, CvmArray, CvmModel, DType, InitOptions, KernelPlan, MemoryInfo } from 'cvmrt';
 
 export async function main(bytes: Uint8Array, graph: string, params: Uint8Array): Promise<number> {
   const options: InitOptions = { variant: simdSupported() ? 'simd' : 'plain', debug: true };
@@ -45,6 +45,8 @@ export async function main(bytes: Uint8Array, graph: string, params: Uint8Array)
   const head: CvmArray | undefined = result[model.outputs[0].key];
   const producer: string = fromFile.producer;
   const raw: Uint8Array = model.infer(new Int8Array(784));
+  const plan: KernelPlan = model.kernelPlan();
+  const firstRan: string = plan.nodes[0].chains[0].lastRan;
   const total: number = model.cost.total + model.cost.ops + model.cost.mem;
   const mem: MemoryInfo = cvm.memory();
 
