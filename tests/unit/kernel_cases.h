@@ -23,8 +23,8 @@ struct OpCase {
 
 // The cases of operator `op` with inputs of dtype `t` (the dtype of input 0; others as the
 // operator needs); empty when `op` does not take `t` or is not handled by this family.
-// nn family (kernel_cases_nn.cc): conv2d, dense, max_pool2d, upsampling, avg_pool2d, pad,
-// softmax, leaky_relu, clamp, sigmoid and the other float32 nn operators.
+// nn family (kernel_cases_nn.cc; conv2d and dense in kernel_cases_gemm.cc): conv2d, dense,
+// max_pool2d, upsampling, avg_pool2d, pad, softmax, leaky_relu, clamp, sigmoid.
 std::vector<OpCase> nn_cases(const std::string& op, DataType t);
 // Everything else (kernel_cases.cc): elementwise, broadcast, comparisons, reductions, matmul,
 // cast, transforms (copy), take, where, vision.
