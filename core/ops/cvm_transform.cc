@@ -39,8 +39,9 @@ int non_unit_dims(const Shape& s) {
   return static_cast<int>(std::count_if(s.begin(), s.end(), [](int64_t d) { return d != 1; }));
 }
 
-// copy_into through the bound "copy" chain for a same-shaped view, slicing off leading dims while the view may still have more
-// dims than a kernel view takes (tile and repeat views interleave up to twice the input's dims).
+// copy_into through the bound "copy" chain for a same-shaped view, slicing off leading dims
+// while the view may still have more dims than a kernel view takes (tile and repeat views
+// interleave up to twice the input's dims).
 void copy_view(const KernelChain& copy, NDArray dst, const NDArray& src) {
   if (non_unit_dims(dst.shape()) <= kernel::kMaxKernelDims) {
     copy_into(dst, src, copy, nullptr);

@@ -37,8 +37,8 @@ std::vector<kernel::TensorView> plain_views(const std::vector<NDArray>& outputs,
 // thread pool's ParallelFor when cvm::num_threads() > 1. `packed` goes to entry `packed_for`
 // only, as its KernelCall::prepacked. Records the entry that ran in chain.last_ran.
 void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>& views,
-                int num_outputs, const void* params, const kernel::KernelEntry* packed_for = nullptr,
-                const void* packed = nullptr);
+                int num_outputs, const void* params,
+                const kernel::KernelEntry* packed_for = nullptr, const void* packed = nullptr);
 
 // cvm::copy_into (array_ops.h) through bound chains: `copy` runs kernel {"copy", src dtype};
 // `cast`, needed only when the dtypes differ, kernel {"cast", dst dtype}.

@@ -263,7 +263,9 @@ std::string resolve_kernel(const std::string& op, DataType dtype) {
       resolve_chain(chain_policy(), {op.c_str(), elem_type_of(dtype)}, Device::cpu());
   const KernelEntry& e = *chain.entries.front();
   for (const BackendTable* b : Registry::get().backends()) {
-    if (&e >= b->entries && &e < b->entries + b->count) return std::string(b->name) + "/" + how_of(e);
+    if (&e >= b->entries && &e < b->entries + b->count) {
+      return std::string(b->name) + "/" + how_of(e);
+    }
   }
   CVM_LOGIC_ERROR() << "kernel " << e.name << " is in no table";
 }

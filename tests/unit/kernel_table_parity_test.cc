@@ -466,3 +466,80 @@ TEST_CASE("kernel tables: every operator with a kernel has parity cases", "[kern
   }
   CHECK(with_cases > 0);
 }
+
+// Breadth beyond the curated cases: the int32 GEMM entries (conv2d and dense) pinned on random
+// shapes, groups, strides, dilations, paddings and value ranges, against the reference. [large]:
+// native runs only (not under node).
+TEST_CASE("kernel tables: conv2d and dense entries on random shapes", "[kernels][large]") {
+  std::mt19937_64 rng(20261127);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+  };
+  // int8 and int16 operands (the narrow paths), and wider ones (int32 lanes, declines).
+  const int64_t ranges[][2] = {
+      {-128, 127}, {-32768, 32767}, {-(int64_t{1} << 24), int64_t{1} << 24}};
+  std::vector<OpCase> cases;
+  for (int i = 0; i < 300; ++i) {
+    const int64_t* r = ranges[pick(0, 2)];
+    const int64_t groups = pick(1, 3) == 1 ? pick(1, 4) : 1;
+    const int64_t cin = groups * pick(1, 9), cout = groups * pick(1, 12);
+    const int64_t kh = pick(1, 5), kw = pick(1, 5), sh = pick(1, 3), sw = pick(1, 3);
+    const int64_t dh = pick(1, 2), dw = pick(1, 2), ph = pick(0, 2), pw = pick(0, 2);
+    const int64_t h = std::max<int64_t>(dh * (kh - 1) + 1 - 2 * ph, 1) + pick(0, 12);
+    const int64_t w = std::max<int64_t>(dw * (kw - 1) + 1 - 2 * pw, 1) + pick(0, 12);
+    const bool bias = pick(0, 1) == 1;
+    OpCase c;
+    c.op = "conv2d";
+    c.attrs = {{"channels", std::to_string(cout)},
+               {"kernel_size", "(" + std::to_string(kh) + ", " + std::to_string(kw) + ")"},
+               {"strides", "(" + std::to_string(sh) + ", " + std::to_string(sw) + ")"},
+               {"dilation", "(" + std::to_string(dh) + ", " + std::to_string(dw) + ")"},
+               {"padding", "(" + std::to_string(ph) + ", " + std::to_string(pw) + ")"},
+               {"groups", std::to_string(groups)},
+               {"use_bias", bias ? "True" : "False"}};
+    c.inputs = {cvm::test::random_in(Shape{pick(1, 2), cin, h, w}, r[0], r[1], rng()),
+                cvm::test::random_in(Shape{cout, cin / groups, kh, kw}, r[0], r[1], rng())};
+    if (bias) c.inputs.push_back(cvm::test::random_in(Shape{cout}, -100000, 100000, rng()));
+    c.what = "random conv2d #" + std::to_string(i);
+    cases.push_back(std::move(c));
+  }
+  for (int i = 0; i < 300; ++i) {
+    const int64_t* r = ranges[pick(0, 2)];
+    const int64_t rows = pick(1, 3) == 1 ? 1 : pick(1, 40), k = pick(1, 300), units = pick(1, 70);
+    const bool bias = pick(0, 1) == 1;
+    OpCase c;
+    c.op = "dense";
+    c.attrs = {{"units", std::to_string(units)}, {"use_bias", bias ? "True" : "False"}};
+    c.inputs = {cvm::test::random_in(Shape{rows, k}, r[0], r[1], rng()),
+                cvm::test::random_in(Shape{units, k}, r[0], r[1], rng())};
+    if (bias) c.inputs.push_back(cvm::test::random_in(Shape{units}, -100000, 100000, rng()));
+    c.what = "random dense #" + std::to_string(i);
+    cases.push_back(std::move(c));
+  }
+  RestoreThreads restore;
+  int64_t compared = 0;
+  for (const BackendTable* b : cvm::backend_tables()) {
+    if (std::strcmp(b->name, "scalar") == 0) continue;
+    for (size_t k = 0; k < b->count; ++k) {
+      const KernelEntry& e = b->entries[k];
+      const bool gemm = std::strcmp(e.op, "conv2d") == 0 || std::strcmp(e.op, "dense") == 0;
+      if (!gemm || e.dtype != ElemType::kInt32) continue;
+      if ((e.required_features & ~testable_features(*b)) != 0) continue;
+      DYNAMIC_SECTION(e.name) {
+        for (const OpCase& c : cases) {
+          if (c.op != e.op) continue;
+          INFO(e.name << ": " << c.what);
+          for (int threads : kThreadCounts) {
+            use_threads(threads, restore.min_work);
+            const Run want = run_case(c, scalar_policy());
+            const Run got = run_case(c, ChainPolicy{-1, &e});
+            CHECK(difference(want.outputs, got.outputs).empty());
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  INFO(compared << " pinned runs compared");
+  CHECK((compared > 0 || cvm::backend_tables().size() == 1));
+}
