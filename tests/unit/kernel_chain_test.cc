@@ -72,6 +72,27 @@ TEST_CASE("kernel chains: a session's runs do no registry lookups", "[graph][ker
   CHECK(cvm::registry_lookups() > bound);
 }
 
+TEST_CASE("kernel chains: no operator looks a kernel up while a session runs", "[graph][kernels]") {
+  // Every operator family of the hand-built models (elementwise, broadcast, reduce, transform,
+  // nn, vision with detection output, argmax), on every compiled backend.
+  for (const char* name : {"argmax", "broadcast", "chain", "dense_bias", "dense_nobias",
+                           "dense_v110", "detection", "detection_single_head", "elementwise",
+                           "mlp", "nn", "reduce", "transform"}) {
+    const t::ModelCase c = t::load_case(name);
+    const auto model = c.load();
+    const NDArray x = c.input();
+    for (const std::string& backend : cvm::compiled_backends()) {
+      INFO(name << " on " << backend);
+      Session s(model, cvm::SessionOptions{backend});
+      const uint64_t bound = cvm::registry_lookups();
+      s.set_input("data", x);
+      s.run();
+      s.run();
+      CHECK(cvm::registry_lookups() == bound);
+    }
+  }
+}
+
 TEST_CASE("kernel chains: every chain ends with the scalar reference; nothing skipped silently",
           "[graph][kernels]") {
   const auto model = lenet();
