@@ -377,6 +377,7 @@ std::string missing_features(uint32_t missing) {
 struct TableStats {
   size_t visited = 0, tested = 0, skipped = 0;
   int64_t runs = 0, took = 0, declined = 0;
+  std::map<std::string, std::vector<std::string>> skipped_by_features;  // missing -> entries
   bool reported = false;
 };
 
@@ -399,7 +400,7 @@ TEST_CASE("kernel tables: every entry equals the scalar reference on generated o
           const uint32_t missing = e.required_features & ~testable_features(b);
           if (missing != 0) {
             ++ts.skipped;
-            WARN("skipping " << e.name << ": the CPU lacks " << missing_features(missing));
+            ts.skipped_by_features[missing_features(missing)].push_back(e.name);
           } else {
             ++ts.tested;
             const EntryStats s =
@@ -416,10 +417,17 @@ TEST_CASE("kernel tables: every entry equals the scalar reference on generated o
       }
       if (ts.visited == b.count && !ts.reported) {
         ts.reported = true;
+        // One line per table, and one per set of missing features, not one per skipped entry.
+        std::ostringstream skipped;
+        for (const auto& [features, names] : ts.skipped_by_features) {
+          skipped << "\n  skipped, the CPU lacks " << features << ": " << names.size()
+                  << " entries (" << names.front() << (names.size() > 1 ? ", ..." : "") << ")";
+        }
         WARN("kernel table \"" << b.name << "\": " << ts.tested << " of " << b.count
                                << " entries tested, " << ts.skipped
                                << " skipped for CPU features; " << ts.runs << " calls headed, "
-                               << ts.took << " taken, " << ts.declined << " declined");
+                               << ts.took << " taken, " << ts.declined << " declined"
+                               << skipped.str());
       }
     }
   }
