@@ -358,8 +358,7 @@ int main(int argc, char** argv) {
       std::vector<uint8_t> packed;
       if (prepacked) packed = prepack_weight(*e, w, o);
       const void* pp = aligned64(packed);
-      const char* how = std::strstr(e->name, "__");
-      r.isa.push_back(std::string(how == nullptr ? e->name : how + 2) + (pp ? "+pp" : ""));
+      r.isa.push_back(cvm::how_of(*e) + (pp ? "+pp" : ""));
       set_num_threads(1);
       r.t1.push_back(time_median([&] { call_kernel(e->fn, w, o, pp); }, budget));
       set_num_threads(2);

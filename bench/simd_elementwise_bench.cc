@@ -157,12 +157,9 @@ const KernelEntry* find(const cvm::kernel::BackendTable& table, const std::strin
                         const char* variant) {
   for (size_t i = 0; i < table.count; ++i) {
     const KernelEntry& e = table.entries[i];
-    const std::string name = e.name, how = variant == nullptr ? "" : std::string("__") + variant;
-    const bool same_how =
-        variant == nullptr || (name.size() > how.size() &&
-                               name.compare(name.size() - how.size(), how.size(), how) == 0);
-    if (op == e.op && e.dtype == t && same_how)
+    if (op == e.op && e.dtype == t && (variant == nullptr || cvm::how_of(e) == variant)) {
       return &e;
+    }
   }
   return nullptr;
 }

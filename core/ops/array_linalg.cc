@@ -131,13 +131,9 @@ class CastOp : public OpDef {
   }
 
   std::vector<const char*> kernel_ops() const override { return {"copy", "cast"}; }
-  // "copy" for the input dtype (also an overlapping source's snapshot); "cast" to the output
-  // dtype when they differ.
   std::vector<KernelKey> kernels(const OpAttrs&, const std::vector<DataType>& inputs,
                                  const std::vector<DataType>& outputs) const override {
-    std::vector<KernelKey> keys = {{"copy", elem_type_of(inputs[0])}};
-    if (outputs[0] != inputs[0]) keys.push_back({"cast", elem_type_of(outputs[0])});
-    return keys;
+    return copy_kernel_keys(inputs[0], outputs[0]);
   }
 
   void compute(const OpAttrs&, const std::vector<NDArray>& inputs,

@@ -33,6 +33,12 @@ void fill(NDArray& dst, Scalar value) {
 
 namespace ops {
 
+std::vector<KernelKey> copy_kernel_keys(DataType from, DataType to) {
+  std::vector<KernelKey> keys = {{"copy", elem_type_of(from)}};
+  if (to != from) keys.push_back({"cast", elem_type_of(to)});
+  return keys;
+}
+
 void copy_into(NDArray& dst, const NDArray& src, const KernelChain& copy,
                const KernelChain* cast) {
   verify_writable(dst, "copy_into");
@@ -61,13 +67,11 @@ void copy_into(NDArray& dst, const NDArray& src) {
   VERIFY(src.defined()) << "copy_into: source array is undefined";
   VERIFY(dst.defined()) << "copy_into: destination array is undefined";
   const ChainPolicy policy = chain_policy();
-  const KernelChain copy = resolve_chain(policy, {"copy", elem_type_of(src.dtype())}, src.device());
-  if (src.dtype() == dst.dtype()) {
-    ops::copy_into(dst, src, copy, nullptr);
-    return;
+  std::vector<KernelChain> chains;
+  for (const KernelKey& key : ops::copy_kernel_keys(src.dtype(), dst.dtype())) {
+    chains.push_back(resolve_chain(policy, key, dst.device()));
   }
-  const KernelChain cast = resolve_chain(policy, {"cast", elem_type_of(dst.dtype())}, dst.device());
-  ops::copy_into(dst, src, copy, &cast);
+  ops::copy_into(dst, src, chains[0], chains.size() > 1 ? &chains[1] : nullptr);
 }
 
 NDArray cast(const NDArray& x, DataType to) {

@@ -53,10 +53,8 @@ class CvmReduceOp : public OpDef {
     return is_max_ ? 1 : plan(attrs, inputs[0]).reduce_size;
   }
 
-  std::vector<const char*> kernel_ops() const override { return {kernel_op()}; }
-  std::vector<KernelKey> kernels(const OpAttrs&, const std::vector<DataType>&,
-                                 const std::vector<DataType>&) const override {
-    return {{kernel_op(), kernel::ElemType::kInt32}};
+  std::vector<const char*> kernel_ops() const override {
+    return {is_max_ ? "reduce_max" : "reduce_sum"};
   }
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
@@ -72,8 +70,6 @@ class CvmReduceOp : public OpDef {
   }
 
  private:
-  const char* kernel_op() const { return is_max_ ? "reduce_max" : "reduce_sum"; }
-
   // The quirk: CVM's max over axis=() without exclude starts its accumulator at 0, not at the
   // first element (the explicit-axes path does), so the result is max(0, max X).
   bool starts_at_zero(const OpAttrs& attrs) const {

@@ -44,10 +44,6 @@ class TransformOp : public OpDef {
   }
   // Moving elements: the dtype-blind "copy" kernel for the dtype of input 0.
   std::vector<const char*> kernel_ops() const override { return {"copy"}; }
-  std::vector<KernelKey> kernels(const OpAttrs&, const std::vector<DataType>& inputs,
-                                 const std::vector<DataType>&) const override {
-    return {{"copy", elem_type_of(inputs[0])}};
-  }
 
  protected:
   // Ops that only move elements through the dtype-blind copy kernel (float models use them).

@@ -67,10 +67,6 @@ class TakeOp : public TransformOp {
     return {out};
   }
   std::vector<const char*> kernel_ops() const override { return {"take"}; }
-  std::vector<KernelKey> kernels(const OpAttrs&, const std::vector<DataType>& inputs,
-                                 const std::vector<DataType>&) const override {
-    return {{"take", elem_type_of(inputs[0])}};
-  }
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     const auto& a = as<TakeAttrs>(attrs);
@@ -150,10 +146,6 @@ class WhereOp : public TransformOp {
     return {x};
   }
   std::vector<const char*> kernel_ops() const override { return {"where"}; }
-  std::vector<KernelKey> kernels(const OpAttrs&, const std::vector<DataType>& inputs,
-                                 const std::vector<DataType>&) const override {
-    return {{"where", elem_type_of(inputs[0])}};
-  }
   // cond != 0 ? x : y; a 1-d cond selects whole rows (broadcast along the other axes).
   void compute(const OpAttrs&, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {

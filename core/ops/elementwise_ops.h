@@ -61,10 +61,6 @@ class ElementwiseOp : public OpDef {
   std::vector<int> infer_precisions(const OpAttrs& attrs, const std::vector<Shape>& shapes,
                                     const std::vector<int>& precisions) const override;
   std::vector<const char*> kernel_ops() const override { return {spec_.kernel}; }
-  std::vector<KernelKey> kernels(const OpAttrs& attrs, const std::vector<DataType>& inputs,
-                                 const std::vector<DataType>& outputs) const override {
-    return {{spec_.kernel, elem_type_of(inputs[0])}};
-  }
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override;
 

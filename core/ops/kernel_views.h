@@ -40,8 +40,11 @@ void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>&
                 int num_outputs, const void* params,
                 const kernel::KernelEntry* packed_for = nullptr, const void* packed = nullptr);
 
-// cvm::copy_into (array_ops.h) through bound chains: `copy` runs kernel {"copy", src dtype};
-// `cast`, needed only when the dtypes differ, kernel {"cast", dst dtype}.
+// The kernels copying dtype `from` into dtype `to` calls: {"copy", from}, then {"cast", to} when
+// the dtypes differ — the chains copy_into() takes, in that order.
+std::vector<KernelKey> copy_kernel_keys(DataType from, DataType to);
+// cvm::copy_into (array_ops.h) through bound chains of copy_kernel_keys(src dtype, dst dtype):
+// `copy`, and `cast`, needed only when the dtypes differ.
 void copy_into(NDArray& dst, const NDArray& src, const KernelChain& copy, const KernelChain* cast);
 
 // LogicError unless `dst` can be written element by element: defined, on the CPU, and not a

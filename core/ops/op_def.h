@@ -69,7 +69,8 @@ class OpDef {
   // the operator's own name.
   virtual std::vector<const char*> kernel_ops() const { return {name()}; }
   // The kernels compute() calls for these attributes and validated dtypes, in the order it
-  // indexes NodeKernels::chains. Default: kernel op name() for the dtype of input 0.
+  // indexes NodeKernels::chains. Default: the one kernel op of kernel_ops() for the dtype of
+  // input 0 (an operator calling several overrides this).
   virtual std::vector<KernelKey> kernels(const OpAttrs& attrs, const std::vector<DataType>& inputs,
                                          const std::vector<DataType>& outputs) const;
   // Computes into `outputs`, already allocated with the inferred shapes and dtypes (and, for

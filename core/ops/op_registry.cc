@@ -1,5 +1,4 @@
 // The operator registry and the generic entry points run_op, list_ops and infer_op.
-#include <cstring>
 #include <unordered_map>
 
 #include "cvm/registry.h"
@@ -94,7 +93,10 @@ std::vector<DataType> OpDef::infer_dtypes(const OpAttrs&, const std::vector<Data
 std::vector<KernelKey> OpDef::kernels(const OpAttrs&, const std::vector<DataType>& inputs,
                                       const std::vector<DataType>&) const {
   CHECK(!inputs.empty()) << op_prefix(*this) << "no inputs";
-  return {{name(), elem_type_of(inputs[0])}};
+  const std::vector<const char*> ops = kernel_ops();
+  CHECK(ops.size() == 1) << op_prefix(*this) << "calls " << ops.size()
+                         << " kernel ops: it must say which in kernels()";
+  return {{ops[0], elem_type_of(inputs[0])}};
 }
 
 NodeKernels bind_kernels(const OpDef& op, const OpAttrs& attrs, const std::vector<NDArray>& inputs,
@@ -179,18 +181,8 @@ std::vector<NDArray> run_op(const std::string& name, const std::vector<NDArray>&
 bool operator_has_kernel(const std::string& name, DataType dtype, const std::string& backend) {
   const ops::OpDef& op = ops::require_op(name);
   const kernel::ElemType t = elem_type_of(dtype);
-  const bool any = backend.empty() || backend == "auto";
   for (const char* kernel_op : op.kernel_ops()) {
-    bool found = false;
-    for (const kernel::BackendTable* b : backend_tables()) {
-      if (!any && backend != b->name) continue;
-      for (size_t i = 0; i < b->count && !found; ++i) {
-        const kernel::KernelEntry& e = b->entries[i];
-        found = std::strcmp(e.op, kernel_op) == 0 &&
-                (e.dtype == t || e.dtype == kernel::ElemType::kAny) && entry_usable(*b, e);
-      }
-    }
-    if (!found) return false;
+    if (!has_usable_kernel(kernel_op, t, backend)) return false;
   }
   return true;
 }

@@ -236,15 +236,30 @@ ScopedThreadBackend::ScopedThreadBackend(const std::string& name)
 
 ScopedThreadBackend::~ScopedThreadBackend() { Registry::thread_override() = previous_; }
 
-namespace {
+const BackendTable* table_of(const KernelEntry& e) {
+  for (const BackendTable* b : Registry::get().backends()) {
+    if (&e >= b->entries && &e < b->entries + b->count) return b;
+  }
+  return nullptr;
+}
 
-// "avx512vnni" of "conv2d_i8i32__avx512vnni".
 std::string how_of(const KernelEntry& e) {
   const char* sep = std::strstr(e.name, "__");
   return sep == nullptr ? std::string() : std::string(sep + 2);
 }
 
-}  // namespace
+bool has_usable_kernel(const char* op, ElemType t, const std::string& backend) {
+  Registry& r = Registry::get();
+  const bool any = backend.empty() || backend == "auto";
+  for (size_t i = 0; i < r.backends().size(); ++i) {
+    const BackendTable& b = *r.backends()[i];
+    if (!any && backend != b.name) continue;
+    for (const KernelEntry* e : r.entries_for(static_cast<int>(i), op)) {
+      if (serves(*e, t) && entry_usable(b, *e)) return true;
+    }
+  }
+  return false;
+}
 
 std::vector<KernelInfo> list_kernels() {
   std::vector<KernelInfo> out;
@@ -262,12 +277,7 @@ std::string resolve_kernel(const std::string& op, DataType dtype) {
   const KernelChain chain =
       resolve_chain(chain_policy(), {op.c_str(), elem_type_of(dtype)}, Device::cpu());
   const KernelEntry& e = *chain.entries.front();
-  for (const BackendTable* b : Registry::get().backends()) {
-    if (&e >= b->entries && &e < b->entries + b->count) {
-      return std::string(b->name) + "/" + how_of(e);
-    }
-  }
-  CVM_LOGIC_ERROR() << "kernel " << e.name << " is in no table";
+  return std::string(table_of(e)->name) + "/" + how_of(e);
 }
 
 }  // namespace cvm

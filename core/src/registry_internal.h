@@ -67,4 +67,13 @@ const std::vector<const kernel::BackendTable*>& backend_tables();
 // Whether entry `e` of table `b` can run on this machine (its CPU features, after CVMRT_ISA).
 bool entry_usable(const kernel::BackendTable& b, const kernel::KernelEntry& e);
 
+// The compiled table that holds entry `e`, or null (an entry of no table, e.g. a test's).
+const kernel::BackendTable* table_of(const kernel::KernelEntry& e);
+// How entry `e` computes: the part of its name after "__" ("avx512vnni" of
+// "conv2d_i8i32__avx512vnni"; "" for a name without one).
+std::string how_of(const kernel::KernelEntry& e);
+// Whether `backend` ("" or "auto": any compiled backend) has an entry for kernel op `op` that
+// serves element type `t` and can run on this machine. False for a backend not compiled in.
+bool has_usable_kernel(const char* op, kernel::ElemType t, const std::string& backend);
+
 }  // namespace cvm

@@ -124,12 +124,9 @@ KernelChoice choose(const std::string& op, const std::string& dtype) {
     const KernelChain chain = resolve_chain(chain_policy(), {op.c_str(), elem_type_of(t)},
                                             Device::cpu());
     const kernel::KernelEntry& e = *chain.entries.front();
-    for (const kernel::BackendTable* b : backend_tables()) {
-      if (&e >= b->entries && &e < b->entries + b->count) k.backend = b->name;
-    }
+    k.backend = table_of(e)->name;
     k.name = e.name;
-    const char* how = std::strstr(e.name, "__");
-    k.variant = how == nullptr ? "" : how + 2;
+    k.variant = how_of(e);
   } catch (const LogicError&) {
     k.backend = "none";  // no compiled backend has it (or CVMRT_BACKEND is bad)
   }
