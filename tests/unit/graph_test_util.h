@@ -73,6 +73,22 @@ struct ModelCase {
   NDArray input() const { return array_from_json(spec.at("input")); }
 };
 
+// The example LeNet of examples/models (CVM JSON and params) and its int8 input.
+inline std::string examples_models_dir() {
+  return std::string(CVM_TEST_DATA_DIR) + "/../examples/models/";
+}
+inline std::shared_ptr<const Model> load_lenet() {
+  const std::string graph = read_text(examples_models_dir() + "lenet.json");
+  const std::string params = read_text(examples_models_dir() + "lenet.params");
+  return Model::from_cvm(graph, params.data(), params.size());
+}
+inline NDArray lenet_input(const Model& lenet) {
+  const std::string in = read_text(examples_models_dir() + "lenet_input.bin");
+  REQUIRE(in.size() == lenet.input_length());
+  REQUIRE(lenet.input_type_size() == 1);
+  return NDArray::from_bytes(in.data(), in.size(), lenet.inputs()[0].shape, DataType::Int(8));
+}
+
 inline ModelCase load_case(const std::string& name) {
   ModelCase c;
   c.name = name;

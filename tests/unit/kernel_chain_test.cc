@@ -29,19 +29,6 @@ namespace t = cvm::test;
 
 namespace {
 
-std::shared_ptr<const Model> lenet() {
-  const std::string dir = std::string(CVM_TEST_DATA_DIR) + "/../examples/models/";
-  const std::string graph = t::read_text(dir + "lenet.json");
-  const std::string params = t::read_text(dir + "lenet.params");
-  return Model::from_cvm(graph, params.data(), params.size());
-}
-
-NDArray lenet_input(const Model& m) {
-  const std::string dir = std::string(CVM_TEST_DATA_DIR) + "/../examples/models/";
-  const std::string in = t::read_text(dir + "lenet_input.bin");
-  return NDArray::from_bytes(in.data(), in.size(), m.inputs()[0].shape, cvm::DataType::Int(8));
-}
-
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -55,8 +42,8 @@ cvm::kernel::KernelStatus always_declines(const cvm::kernel::KernelCall&) {
 }  // namespace
 
 TEST_CASE("kernel chains: a session's runs do no registry lookups", "[graph][kernels]") {
-  const auto model = lenet();
-  const NDArray x = lenet_input(*model);
+  const auto model = t::load_lenet();
+  const NDArray x = t::lenet_input(*model);
   const uint64_t before_session = cvm::registry_lookups();
   Session s(model);
   const uint64_t bound = cvm::registry_lookups();
@@ -95,7 +82,7 @@ TEST_CASE("kernel chains: no operator looks a kernel up while a session runs", "
 
 TEST_CASE("kernel chains: every chain ends with the scalar reference; nothing skipped silently",
           "[graph][kernels]") {
-  const auto model = lenet();
+  const auto model = t::load_lenet();
   for (const std::string& backend : cvm::compiled_backends()) {
     INFO("backend " << backend);
     Session s(model, cvm::SessionOptions{backend});
@@ -130,7 +117,7 @@ TEST_CASE("kernel chains: every chain ends with the scalar reference; nothing sk
         }
       }
     }
-    s.set_input("data", lenet_input(*model));
+    s.set_input("data", t::lenet_input(*model));
     s.run();
     for (const cvm::NodeKernelPlan& node : s.kernel_plan()) {
       for (const auto& c : node.chains) {

@@ -44,15 +44,8 @@ std::vector<Loaded> models() {
     const t::ModelCase c = t::load_case(name);
     out.push_back({name, c.load(), c.input(), name != "nn" && name != "chain"});
   }
-  const std::string dir = std::string(CVM_TEST_DATA_DIR) + "/../examples/models/";
-  const std::string graph = t::read_text(dir + "lenet.json");
-  const std::string params = t::read_text(dir + "lenet.params");
-  auto lenet = Model::from_cvm(graph, params.data(), params.size());
-  const std::string in = t::read_text(dir + "lenet_input.bin");
-  REQUIRE(in.size() == lenet->input_length());
-  REQUIRE(lenet->input_type_size() == 1);
-  NDArray x = NDArray::from_bytes(in.data(), in.size(), lenet->inputs()[0].shape,
-                                  cvm::DataType::Int(8));
+  const auto lenet = t::load_lenet();
+  const NDArray x = t::lenet_input(*lenet);
   out.push_back({"lenet", lenet, x, true});
   return out;
 }
