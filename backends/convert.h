@@ -23,7 +23,7 @@ namespace kernel {
 // platform: x86 and wasm differ): sign clear, only the top mantissa bit set. F is float or
 // double; 16-bit formats get the same pattern from float16.h.
 template <typename F>
-F canonical_nan() {
+CVM_HOST_DEVICE F canonical_nan() {
   static_assert(sizeof(F) == 4 || sizeof(F) == 8, "float or double");
   F f;
   if constexpr (sizeof(F) == 4) {
@@ -40,13 +40,13 @@ template <typename T>
 constexpr bool is_small_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 // The exact value of a non-integer source as a double (every float format fits exactly).
-inline double to_double(Half h) { return half_bits_to_double(h.bits); }
-inline double to_double(BFloat16 h) { return bfloat16_bits_to_double(h.bits); }
-inline double to_double(float f) { return f; }
-inline double to_double(double d) { return d; }
+CVM_HOST_DEVICE inline double to_double(Half h) { return half_bits_to_double(h.bits); }
+CVM_HOST_DEVICE inline double to_double(BFloat16 h) { return bfloat16_bits_to_double(h.bits); }
+CVM_HOST_DEVICE inline double to_double(float f) { return f; }
+CVM_HOST_DEVICE inline double to_double(double d) { return d; }
 
 template <typename Dst>
-Dst from_double(double v) {
+CVM_HOST_DEVICE Dst from_double(double v) {
   if constexpr (std::is_same_v<Dst, Half>) {
     return Half{double_to_half_bits(v)};
   } else if constexpr (std::is_same_v<Dst, BFloat16>) {
@@ -68,7 +68,7 @@ Dst from_double(double v) {
 }
 
 template <typename Dst, typename Src>
-Dst convert(Src s) {
+CVM_HOST_DEVICE Dst convert(Src s) {
   if constexpr (std::is_same_v<Dst, Src>) {
     return s;
   } else if constexpr (std::is_same_v<Src, bool>) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "host_device.h"
 #include "kernel_abi.h"
 
 namespace cvm {
@@ -42,17 +43,17 @@ using ElemT = typename ElemTraits<T>::type;
 
 // Two's-complement wrapping arithmetic on any integer type, without signed-overflow UB.
 template <typename I>
-I wrap_add(I a, I b) {
+CVM_HOST_DEVICE I wrap_add(I a, I b) {
   using U = std::make_unsigned_t<I>;
   return static_cast<I>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
 }
 template <typename I>
-I wrap_sub(I a, I b) {
+CVM_HOST_DEVICE I wrap_sub(I a, I b) {
   using U = std::make_unsigned_t<I>;
   return static_cast<I>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
 }
 template <typename I>
-I wrap_mul(I a, I b) {
+CVM_HOST_DEVICE I wrap_mul(I a, I b) {
   // Promote to at least unsigned int so that uint16 * uint16 cannot overflow a signed int.
   using U = std::conditional_t<(sizeof(I) < sizeof(unsigned)), unsigned, std::make_unsigned_t<I>>;
   return static_cast<I>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));

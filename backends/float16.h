@@ -6,16 +6,18 @@
 #include <cstdint>
 #include <cstring>
 
+#include "host_device.h"
+
 namespace cvm {
 namespace kernel {
 
-inline uint64_t double_bits(double x) {
+CVM_HOST_DEVICE inline uint64_t double_bits(double x) {
   uint64_t b;
   std::memcpy(&b, &x, sizeof(b));
   return b;
 }
 
-inline double bits_double(uint64_t b) {
+CVM_HOST_DEVICE inline double bits_double(uint64_t b) {
   double x;
   std::memcpy(&x, &b, sizeof(x));
   return x;
@@ -23,7 +25,7 @@ inline double bits_double(uint64_t b) {
 
 // Rounds a finite or infinite double to a binary format with `mant_bits` stored mantissa bits
 // and `exp_bits` exponent bits; returns the raw bits (sign in the top bit). One rounding.
-inline uint16_t round_double_to_small_float(double x, int mant_bits, int exp_bits) {
+CVM_HOST_DEVICE inline uint16_t round_double_to_small_float(double x, int mant_bits, int exp_bits) {
   const uint64_t b = double_bits(x);
   const uint16_t sign = static_cast<uint16_t>((b >> 63) << 15);
   const int bias = (1 << (exp_bits - 1)) - 1;
@@ -60,7 +62,7 @@ inline uint16_t round_double_to_small_float(double x, int mant_bits, int exp_bit
   return static_cast<uint16_t>(sign | out);
 }
 
-inline double small_float_to_double(uint16_t h, int mant_bits, int exp_bits) {
+CVM_HOST_DEVICE inline double small_float_to_double(uint16_t h, int mant_bits, int exp_bits) {
   const int bias = (1 << (exp_bits - 1)) - 1;
   const bool neg = (h >> 15) != 0;
   const int exp_field = (h >> mant_bits) & ((1 << exp_bits) - 1);
@@ -76,14 +78,14 @@ inline double small_float_to_double(uint16_t h, int mant_bits, int exp_bits) {
   return neg ? -v : v;
 }
 
-inline uint16_t double_to_half_bits(double x) { return round_double_to_small_float(x, 10, 5); }
-inline uint16_t double_to_bfloat16_bits(double x) { return round_double_to_small_float(x, 7, 8); }
-inline double half_bits_to_double(uint16_t h) { return small_float_to_double(h, 10, 5); }
-inline double bfloat16_bits_to_double(uint16_t h) { return small_float_to_double(h, 7, 8); }
+CVM_HOST_DEVICE inline uint16_t double_to_half_bits(double x) { return round_double_to_small_float(x, 10, 5); }
+CVM_HOST_DEVICE inline uint16_t double_to_bfloat16_bits(double x) { return round_double_to_small_float(x, 7, 8); }
+CVM_HOST_DEVICE inline double half_bits_to_double(uint16_t h) { return small_float_to_double(h, 10, 5); }
+CVM_HOST_DEVICE inline double bfloat16_bits_to_double(uint16_t h) { return small_float_to_double(h, 7, 8); }
 
 // A 64-bit integer as a double that rounds to any format of at most 50 mantissa bits exactly as
 // the integer itself would: low bits beyond double's precision are folded into a sticky bit.
-inline double int_for_single_rounding(uint64_t magnitude, bool negative) {
+CVM_HOST_DEVICE inline double int_for_single_rounding(uint64_t magnitude, bool negative) {
   int shift = 0;
   while ((magnitude >> shift) >= (uint64_t(1) << 53)) ++shift;
   uint64_t kept = magnitude >> shift;

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <cstring>
+
+#include "host_device.h"
 #include <limits>
 
 namespace cvm {
@@ -17,7 +19,7 @@ namespace kernel {
 namespace float_math {
 
 // 2^k as a double for k in [-1022, 1023], from its exponent bits.
-inline double pow2_normal(int64_t k) {
+CVM_HOST_DEVICE inline double pow2_normal(int64_t k) {
   const uint64_t bits = static_cast<uint64_t>(k + 1023) << 52;
   double d;
   std::memcpy(&d, &bits, sizeof d);
@@ -69,15 +71,20 @@ constexpr double kExpTaylor[15] = {1.0,
 //   k in [-1022, 1023]: p * 2^k
 //   k > 1023:  (p * 2^1023) * 2^(k - 1023)   (overflows to +inf as it should)
 //   k < -1022: (p * 2^(k + 64)) * 2^-64      (one rounding into the subnormal range)
-inline double det_exp(double x) {
+CVM_HOST_DEVICE inline double det_exp(double x) {
   using namespace float_math;  // NOLINT: this header's own constants
   if (x != x) return x;
   if (x > kExpOverflow) return std::numeric_limits<double>::infinity();
   if (x < kExpUnderflow) return 0.0;
   const double k = (x * kInvLn2 + kRoundShift) - kRoundShift;
   const double r = (x - k * kLn2Hi) - k * kLn2Lo;
-  double p = kExpTaylor[14];
-  for (int j = 13; j >= 0; --j) p = p * r + kExpTaylor[j];
+  // A local copy, read at compile time: device code cannot index a namespace-scope array.
+  constexpr double c[15] = {kExpTaylor[0],  kExpTaylor[1],  kExpTaylor[2],  kExpTaylor[3],
+                            kExpTaylor[4],  kExpTaylor[5],  kExpTaylor[6],  kExpTaylor[7],
+                            kExpTaylor[8],  kExpTaylor[9],  kExpTaylor[10], kExpTaylor[11],
+                            kExpTaylor[12], kExpTaylor[13], kExpTaylor[14]};
+  double p = c[14];
+  for (int j = 13; j >= 0; --j) p = p * r + c[j];
   const int64_t ki = static_cast<int64_t>(k);
   if (ki > 1023) return (p * pow2_normal(1023)) * pow2_normal(ki - 1023);
   if (ki < -1022) return (p * pow2_normal(ki + 64)) * pow2_normal(-64);

@@ -107,6 +107,11 @@ struct KernelCall {
   // (KernelEntry::prepack, over the same values), or null. Valid for the call only. A kernel
   // that cannot use them (e.g. another layout) packs the weight itself; results never change.
   const void* prepacked = nullptr;
+  // A device backend's stream (CUDA: a cudaStream_t, already on the current device) that the
+  // kernel enqueues its work on; null: the device's default stream. CPU kernels ignore it.
+  // A device kernel returns once its work is enqueued: the op layer synchronizes the stream
+  // before any host code reads the outputs.
+  void* stream = nullptr;
 };
 
 // What a kernel did with a call. A kernel declines a call it cannot take (an operand range,
@@ -116,6 +121,9 @@ struct KernelCall {
 enum class KernelStatus : int32_t {
   kDone = 0,
   kDeclined = 1,
+  // A device kernel could not be enqueued (a launch error, a device fault): the op layer raises
+  // a RuntimeError with the device's message (DeviceApi::last_error). CPU kernels never fail.
+  kFailed = 2,
 };
 
 using KernelFn = KernelStatus (*)(const KernelCall& call);
@@ -189,6 +197,7 @@ struct BackendTable {
 extern const BackendTable kScalarBackend;
 extern const BackendTable kSimdBackend;
 extern const BackendTable kWasmBackend;  // WebAssembly SIMD128 (the simd wasm module only)
+extern const BackendTable kCudaBackend;  // NVIDIA GPUs (when nvcc was found at build time)
 
 // ---- POD parameter structs shared by every backend's kernels of a family ----
 

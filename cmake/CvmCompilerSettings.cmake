@@ -18,8 +18,9 @@ if(CVM_CCACHE)
   set(CMAKE_CXX_COMPILER_LAUNCHER "${CVM_CCACHE}")
 endif()
 
-# Float results are part of the contract: no FMA contraction, no fast-math, anywhere.
-add_compile_options(-ffp-contract=off -fno-fast-math)
+# Float results are part of the contract: no FMA contraction, no fast-math, anywhere (nvcc's
+# equivalent, -fmad=false, is set by cmake/CvmCuda.cmake).
+add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-ffp-contract=off> $<$<COMPILE_LANGUAGE:C,CXX>:-fno-fast-math>)
 
 # Warnings for our own targets (generated and third-party headers are included as SYSTEM).
 # Both compilers are supported (g++ 12 and clang 14, warnings clean under each with -Werror);
@@ -65,6 +66,16 @@ if(CVMRT_TSAN)
 endif()
 
 # cvm_target_warnings(target): our warning set on one target's own sources.
+# CUDA sources get the same set through nvcc's -Xcompiler (for their host code).
 function(cvm_target_warnings target)
-  target_compile_options(${target} PRIVATE ${CVM_WARNING_FLAGS})
+  foreach(flag IN LISTS CVM_WARNING_FLAGS)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C,CXX>:${flag}>)
+  endforeach()
+  if(CMAKE_CUDA_COMPILER)
+    # Not -Wpedantic: nvcc's generated host code has GCC-style line directives.
+    set(cuda_flags ${CVM_WARNING_FLAGS})
+    list(REMOVE_ITEM cuda_flags -Wpedantic)
+    string(REPLACE ";" "," host_flags "${cuda_flags}")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=${host_flags}>)
+  endif()
 endfunction()
