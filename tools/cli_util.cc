@@ -394,6 +394,25 @@ void select_backend(const std::string& name) {
   if (!name.empty()) set_backend(name);
 }
 
+SessionOptions session_options(const std::string& device, const std::string& backend) {
+  SessionOptions options;
+  if (device.empty() || device == "cpu") return options;
+  if (!backend.empty()) throw UsageError("--backend applies to the CPU; --device " + device +
+                                         " runs the device's own backend");
+  const std::string kCuda = "cuda";
+  if (device.compare(0, kCuda.size(), kCuda) == 0) {
+    options.backend = kCuda;
+    if (device.size() == kCuda.size()) return options;
+    const std::string id = device.substr(kCuda.size() + 1);
+    if (device[kCuda.size()] == ':' && !id.empty() && id.size() <= 3 &&
+        id.find_first_not_of("0123456789") == std::string::npos) {
+      options.device_id = std::stoi(id);
+      return options;
+    }
+  }
+  throw UsageError("--device must be cpu, cuda or cuda:N, found \"" + device + "\"");
+}
+
 namespace {
 
 // An int8/int32 array of the input's shape from a .npy array of any supported dtype; float32

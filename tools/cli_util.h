@@ -105,6 +105,11 @@ bool is_cvm_json(const std::string& path, const std::string& params_path);
 // Selects the backend ("" leaves the default); LogicError for an unknown name.
 void select_backend(const std::string& name);
 
+// The session options of "--device D" (`device`: "" or "cpu": the CPU backend selected by
+// --backend; "cuda" or "cuda:N": the CUDA backend on GPU N). UsageError for another value, and
+// for --backend combined with a device (the device's backend runs its sessions).
+SessionOptions session_options(const std::string& device, const std::string& backend);
+
 // The model input from "--input data=FILE": FILE.npy (int8/int32/int64/float32 holding integers;
 // any shape with the input's element count) or raw bytes in the section 7 layout (anything else:
 // input_length() bytes, int8 or little-endian int32). An int8 or int32 array of the model input's

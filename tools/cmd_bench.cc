@@ -99,12 +99,15 @@ void finish_profile(Profile* p) {
                    [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
 }
 
-// "backend/variant" of the int32 kernel `op` runs on now ("" when there is none).
-std::string kernel_of(const std::string& op) {
-  for (const KernelChoice& k : system_info().kernels) {
-    if (k.op == op && k.dtype == "int32") return k.backend + "/" + k.variant;
+// The kernel entry that heads the chain of the session's first `op` node (the one that took
+// its last call, once it ran); "none" when the model has no such node.
+std::string kernel_of(const Session& session, const std::string& op) {
+  for (const NodeKernelPlan& node : session.kernel_plan()) {
+    if (node.op != op || node.chains.empty() || node.chains[0].entries.empty()) continue;
+    const NodeKernelPlan::Chain& c = node.chains[0];
+    return c.last_ran.empty() ? c.entries[0] : c.last_ran;
   }
-  return "";
+  return "none";
 }
 
 double share(double us, double total) { return total > 0 ? 100.0 * us / total : 0.0; }
@@ -139,6 +142,7 @@ int run_bench(const std::vector<std::string>& words) {
              {"warmup"},
              {"runs", true, false, 'n'},
              {"backend"},
+             {"device"},
              {"top"},
              {"profile"},
              {"format", true, false, 'f'}},
@@ -152,13 +156,14 @@ int run_bench(const std::vector<std::string>& words) {
     throw UsageError("--format must be text or json, found \"" + format + "\"");
   }
   select_backend(args.get("backend"));
+  const SessionOptions options = session_options(args.get("device"), args.get("backend"));
   const std::string path = args.positional()[0];
   std::shared_ptr<const Model> model = load_model(path, args.get("params"));
   const TensorInfo& in = model->inputs().at(0);
   const NDArray input =
       args.has("input") ? read_model_input(*model, args.get("input")) : synthetic_input(in);
 
-  Session session(model);
+  Session session(model, options);
   // A float32 array for a quantized model is quantized by the session, as in cvmrt run.
   if (is_quantized(*model) && input.dtype() == DataType::Float(32)) {
     session.set_input_float(in.name, input);
@@ -210,9 +215,10 @@ int run_bench(const std::vector<std::string>& words) {
     nlohmann::json doc;
     doc["model"] = path;
     doc["nodes"] = model->nodes().size();
-    doc["backend"] = current_backend();
+    doc["backend"] = session.backend();
+    doc["device"] = session.device().name();
     doc["threads"] = num_threads();
-    doc["conv2d_kernel"] = kernel_of("conv2d");
+    doc["conv2d_kernel"] = kernel_of(session, "conv2d");
     doc["input"] = input_desc;
     doc["warmup"] = warmup;
     doc["runs"] = runs;
@@ -229,8 +235,9 @@ int run_bench(const std::vector<std::string>& words) {
     std::printf("%s\n", doc.dump().c_str());
     return 0;
   }
-  std::printf("model:   %s (%zu nodes), backend %s (conv2d: %s), %d threads\n", path.c_str(),
-              model->nodes().size(), current_backend().c_str(), kernel_of("conv2d").c_str(),
+  std::printf("model:   %s (%zu nodes), backend %s on %s (conv2d: %s), %d threads\n",
+              path.c_str(), model->nodes().size(), session.backend().c_str(),
+              session.device().name().c_str(), kernel_of(session, "conv2d").c_str(),
               num_threads());
   std::printf("input:   %s\n", input_desc.c_str());
   std::printf("runs:    %lld (after %lld warmup)\n", static_cast<long long>(runs),
@@ -248,7 +255,8 @@ int run_bench(const std::vector<std::string>& words) {
 const Command kBenchCommand = {
     "bench", "latency percentiles and a per-operator profile of a model",
     "usage: cvmrt bench MODEL [--params P] [--input data=FILE] [--warmup N] [--runs N]\n"
-    "                   [--backend B] [--top N] [--profile N] [--format text|json]\n"
+    "                   [--backend B | --device D] [--top N] [--profile N]\n"
+    "                   [--format text|json]\n"
     "\n"
     "Runs MODEL --warmup times (default 3), then --runs times (default 20) and prints the\n"
     "latency percentiles p50/p90/p99 (nearest rank) with min/mean/max, then runs it --profile\n"
@@ -263,6 +271,7 @@ const Command kBenchCommand = {
     "  --warmup N       untimed runs first (default 3)\n"
     "  -n, --runs N     timed runs (default 20, at least 1)\n"
     "  --backend B      kernels to use: auto, scalar, simd, ... (see cvmrt info)\n"
+    "  --device D       cpu (default), cuda or cuda:N: run on that GPU with the CUDA kernels\n"
     "  --top N          nodes shown in the profile (default 20, 0 = all)\n"
     "  --profile N      profiled runs (default: --runs, at most 20; 0 = no profile)\n"
     "  -f, --format F   text (default) or json: one line with the latencies (ms), the cost,\n"

@@ -110,6 +110,7 @@ int run_run(const std::vector<std::string>& words) {
              {"output", true, false, 'o'},
              {"format", true, false, 'f'},
              {"backend"},
+             {"device"},
              {"dequantize", false}},
             1, 1);
   const std::string model_path = args.positional()[0];
@@ -130,6 +131,7 @@ int run_run(const std::vector<std::string>& words) {
         "layout)");
   }
   select_backend(args.get("backend"));
+  const SessionOptions options = session_options(args.get("device"), args.get("backend"));
 
   std::shared_ptr<const Model> model = load_model(model_path, args.get("params"));
   const bool dequantize = args.has("dequantize");
@@ -141,7 +143,7 @@ int run_run(const std::vector<std::string>& words) {
   const NDArray input = read_model_input(*model, args.get("input"));
   // A float32 array for a quantized model: quantized by the session (set_input_float).
   const bool quantized_input = is_quantized(*model) && input.dtype() == DataType::Float(32);
-  Session session(model);
+  Session session(model, options);
   if (quantized_input) {
     session.set_input_float(in_info.name, input);
   } else {
@@ -171,7 +173,8 @@ int run_run(const std::vector<std::string>& words) {
   } else if (format == "json") {
     nlohmann::json doc;
     doc["model"] = model_path;
-    doc["backend"] = current_backend();
+    doc["backend"] = session.backend();
+    doc["device"] = session.device().name();
     doc["postprocess"] = model->postprocess();
     doc["outputs"] = nlohmann::json::array();
     for (size_t k = 0; k < outputs.size(); ++k) {
@@ -235,7 +238,8 @@ int run_run(const std::vector<std::string>& words) {
   }
   char ms[32];
   std::snprintf(ms, sizeof ms, "%.3f ms", took.count());
-  summary << "backend: " << current_backend() << ", " << ms << "\n";
+  summary << "backend: " << session.backend() << " on " << session.device().name() << ", " << ms
+          << "\n";
   summary << "cost:    " << cost_str(cost) << "\n";
   if (!result.error.empty()) {
     std::cerr << "cvmrt run: error: the section 7 output (CVMAPIInference) fails: " << result.error
@@ -250,7 +254,7 @@ int run_run(const std::vector<std::string>& words) {
 const Command kRunCommand = {
     "run", "run a model on one input; print or save its outputs and its cost",
     "usage: cvmrt run MODEL [--params P] --input data=FILE [--output FILE|-]\n"
-    "                 [--format npy|json|text] [--backend B] [--dequantize]\n"
+    "                 [--format npy|json|text] [--backend B | --device D] [--dequantize]\n"
     "\n"
     "Runs MODEL once and prints its outputs, the postprocess result and the cost.\n"
     "\n"
@@ -270,6 +274,7 @@ const Command kRunCommand = {
     "                     or text file, or - for stdout (default: stdout, text)\n"
     "  -f, --format F     npy, json or text (default: from the --output name, else text)\n"
     "  --backend B        kernels to use: auto, scalar, simd, ... (see cvmrt info)\n"
+    "  --device D         cpu (default), cuda or cuda:N: run on that GPU with the CUDA kernels\n"
     "  --dequantize       quantized models: print and write the outputs as float32, q / scale,\n"
     "                     then the output's tail (softmax or sigmoid) where it has one\n"
     "\n"

@@ -299,12 +299,13 @@ bool needs_infer(const Case& c) {
   return is_cvm_op(c.op) && c.input_precisions && (!c.error || c.error->in != "run");
 }
 
-std::string check_run(const Case& c) {
+std::string check_run(const Case& c, Device device) {
   std::vector<NDArray> inputs;
-  for (const Tensor& t : c.inputs) inputs.push_back(t.to_array());
+  for (const Tensor& t : c.inputs) inputs.push_back(t.to_array().to(device));
   std::vector<NDArray> out;
   try {
     out = run_op(c.op, inputs, c.attrs);
+    for (NDArray& o : out) o = o.to(Device::cpu());
   } catch (const LogicError& e) {
     return compare_error(c, "logic", e.what());
   } catch (const RuntimeError& e) {

@@ -56,8 +56,9 @@ std::string compare_outputs(const Case& c, const std::vector<NDArray>& got);
 // "" when an error of `kind` ("logic" or "runtime") saying `message` is the case's expected one.
 std::string compare_error(const Case& c, const std::string& kind, const std::string& message);
 
-// "" when run_op on the current backend gives the expected outputs (or error); else what differs.
-std::string check_run(const Case& c);
+// "" when run_op on the current backend, with the inputs on `device` (the outputs brought back),
+// gives the expected outputs (or error); else what differs.
+std::string check_run(const Case& c, Device device = Device::cpu());
 // "" when infer_op gives the expected shapes, precisions and cost base (or error).
 std::string check_infer(const Case& c);
 

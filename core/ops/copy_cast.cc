@@ -43,12 +43,13 @@ void copy_into(NDArray& dst, const NDArray& src, const KernelChain& copy,
                const KernelChain* cast) {
   verify_writable(dst, "copy_into");
   VERIFY(src.defined()) << "copy_into: source array is undefined";
-  VERIFY(src.device().is_cpu()) << "copy_into: source is on " << src.device().name();
+  CHECK(src.device() == dst.device()) << "copy_into: source on " << src.device().name()
+                                      << ", destination on " << dst.device().name();
   NDArray from = src.broadcast_to(dst.shape());
   void* out = dst.mutable_data();  // first: may give dst a private buffer
   if (from.shares_memory_with(dst)) {
     // Overlapping views: read from a private snapshot so the result is as if copied at once.
-    NDArray snapshot = NDArray::empty(src.shape(), src.dtype());
+    NDArray snapshot = NDArray::empty(src.shape(), src.dtype(), src.device());
     auto views = elementwise_views(
         {{&snapshot, snapshot.mutable_data()}, {&src, const_cast<void*>(src.data())}});
     run_kernel(copy, views, 1, nullptr);
@@ -66,6 +67,11 @@ void copy_into(NDArray& dst, const NDArray& src, const KernelChain& copy,
 void copy_into(NDArray& dst, const NDArray& src) {
   VERIFY(src.defined()) << "copy_into: source array is undefined";
   VERIFY(dst.defined()) << "copy_into: destination array is undefined";
+  if (src.device() != dst.device()) {  // move it first (same dtype, contiguous), then copy/cast
+    ops::verify_writable(dst, "copy_into");
+    copy_into(dst, src.to(dst.device()));
+    return;
+  }
   const ChainPolicy policy = chain_policy();
   std::vector<KernelChain> chains;
   for (const KernelKey& key : ops::copy_kernel_keys(src.dtype(), dst.dtype())) {

@@ -124,7 +124,8 @@ class NmsOp : public OpDef {
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     // The kernel sorts box indices in caller-owned scratch (kernels never allocate).
-    NDArray order = NDArray::empty(Shape{inputs[0].shape()[1]}, DataType::Int(32));
+    NDArray order = NDArray::empty(Shape{inputs[0].shape()[1]}, DataType::Int(32),
+                                    inputs[0].device());
     kernel::NmsParams params = static_cast<const NmsAttrs&>(attrs).params;
     params.order = order.mutable_data_as<int32_t>();
     run_kernel(kernels[0], plain_views(outputs, inputs), 1, &params);

@@ -2,6 +2,7 @@
 #include "kernel_views.h"
 
 #include "cvm/check.h"
+#include "device_runtime.h"
 #include "registry_internal.h"
 #include "thread_pool.h"
 
@@ -79,11 +80,20 @@ void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>&
   // The pool's loop when more than one thread may run, so kernels split large work.
   const kernel::ParallelFor parallel = threads::kernel_parallel_for();
   call.parallel = parallel.num_threads > 1 ? &parallel : nullptr;
+  call.stream = device::current_stream();
   for (const kernel::KernelEntry* e : chain.entries) {
     call.prepacked = e == packed_for ? packed : nullptr;
-    if (e->fn(call) == kernel::KernelStatus::kDone) {
+    const kernel::KernelStatus status = e->fn(call);
+    if (status == kernel::KernelStatus::kDone) {
       chain.last_ran = e;
       return;
+    }
+    if (status == kernel::KernelStatus::kFailed) {
+      const kernel::BackendTable* table = table_of(*e);
+      const Device d{static_cast<DLDeviceType>(table ? table->device_type : kDLCPU), 0};
+      const kernel::DeviceApi* api = d.is_cpu() ? nullptr : device::api_of(d);
+      CVM_RUNTIME_ERROR() << "kernel " << e->name << " failed: "
+                          << (api ? api->last_error() : "no message");
     }
   }
   CVM_CHECK(false) << "every kernel of the chain for \"" << chain.key.op
@@ -92,8 +102,6 @@ void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>&
 
 void verify_writable(const NDArray& dst, const char* what) {
   VERIFY(dst.defined()) << what << ": destination array is undefined";
-  VERIFY(dst.device().is_cpu()) << what << ": destination is on " << dst.device().name()
-                                << "; only CPU arrays are supported here";
   for (int d = 0; d < dst.ndim(); ++d) {
     VERIFY(dst.strides()[d] != 0 || dst.shape()[d] <= 1)
         << what << ": cannot write to a broadcast view (stride 0 on dim " << d << " of shape "

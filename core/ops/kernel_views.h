@@ -47,8 +47,8 @@ std::vector<KernelKey> copy_kernel_keys(DataType from, DataType to);
 // `copy`, and `cast`, needed only when the dtypes differ.
 void copy_into(NDArray& dst, const NDArray& src, const KernelChain& copy, const KernelChain* cast);
 
-// LogicError unless `dst` can be written element by element: defined, on the CPU, and not a
-// broadcast view (a stride of 0 on a dimension longer than 1). `what` names the operation.
+// LogicError unless `dst` can be written element by element: defined and not a broadcast view
+// (a stride of 0 on a dimension longer than 1). `what` names the operation.
 void verify_writable(const NDArray& dst, const char* what);
 
 }  // namespace ops

@@ -144,9 +144,9 @@ std::vector<NDArray> run_bound(const OpDef& op, const std::vector<NDArray>& inpu
   std::vector<DataType> dtypes;
   for (size_t i = 0; i < inputs.size(); ++i) {
     VERIFY(inputs[i].defined()) << op_prefix(op) << "input " << i << " is undefined";
-    VERIFY(inputs[i].device().is_cpu())
+    VERIFY(inputs[i].device() == inputs[0].device())
         << op_prefix(op) << "input " << i << " is on " << inputs[i].device().name()
-        << "; only CPU arrays are supported here";
+        << ", input 0 on " << inputs[0].device().name() << ": every input must be on one device";
     shapes.push_back(inputs[i].shape());
     dtypes.push_back(inputs[i].dtype());
   }
@@ -163,7 +163,8 @@ std::vector<NDArray> run_bound(const OpDef& op, const std::vector<NDArray>& inpu
   }
   std::vector<NDArray> outputs;
   for (size_t i = 0; i < out_shapes.size(); ++i) {
-    outputs.push_back(NDArray::empty(out_shapes[i], out_dtypes[i]));
+    outputs.push_back(NDArray::empty(out_shapes[i], out_dtypes[i],
+                                     inputs.empty() ? Device::cpu() : inputs[0].device()));
   }
   NodeKernels kernels = bind_kernels(op, *attrs, inputs, out_dtypes, policy);
   op.compute(*attrs, inputs, outputs, kernels);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cvm/check.h"
+#include "device_runtime.h"
 
 namespace cvm {
 namespace {
@@ -34,6 +35,30 @@ class CpuAllocator final : public Allocator {
   void raw_free(void* ptr, size_t) override { std::free(ptr); }
 };
 
+// Memory of one device through its backend's runtime (device_abi.h), ordered on the thread's
+// current stream. The runtime keeps freed blocks itself (CUDA's stream-ordered pool), and only
+// it can tell when a block the GPU may still be using is free to reuse, so this allocator does
+// not cache: it counts and limits.
+class DeviceAllocator final : public Allocator {
+ public:
+  DeviceAllocator(Device device, const kernel::DeviceApi* api) : Allocator(device), api_(api) {
+    set_caching(false);
+  }
+
+ protected:
+  void* raw_allocate(size_t nbytes) override {
+    return api_->allocate(device().id, nbytes, device::current_stream());
+  }
+  void raw_free(void* ptr, size_t) override {
+    api_->free(device().id, ptr, device::current_stream());
+  }
+
+ private:
+  const kernel::DeviceApi* api_;
+};
+
+constexpr int kMaxDevicesPerType = 64;
+
 }  // namespace
 
 struct Allocator::Pool {
@@ -59,7 +84,15 @@ Allocator& Allocator::get(Device device) {
     static CpuAllocator* cpu = new CpuAllocator();  // never destroyed: arrays may outlive main()
     return *cpu;
   }
-  CVM_LOGIC_ERROR() << "no allocator for device " << device.name() << " in this build";
+  const kernel::DeviceApi* api = device::require(device);  // LogicError / RuntimeError
+  CHECK(device.id < kMaxDevicesPerType) << "device " << device.name() << ": ids past "
+                                        << kMaxDevicesPerType - 1 << " are not supported";
+  static std::mutex mu;
+  static std::map<std::pair<int, int>, Allocator*> devices;  // never destroyed, like cpu
+  std::lock_guard<std::mutex> lock(mu);
+  Allocator*& a = devices[{static_cast<int>(device.type), device.id}];
+  if (a == nullptr) a = new DeviceAllocator(device, api);
+  return *a;
 }
 
 void* Allocator::allocate(size_t nbytes) {

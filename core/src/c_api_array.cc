@@ -48,13 +48,17 @@ int CVMArrayAlloc(const int64_t* shape, int ndim, int dtype_code, int dtype_bits
            dtype.is_supported())
         << fn << ": unsupported dtype (code " << dtype_code << ", bits " << dtype_bits
         << "); expected int/uint 8..64, float 16/32/64, bfloat16 or bool (code 6, bits 8)";
-    VERIFY(device_type == kDLCPU) << fn << ": device_type must be " << int(kDLCPU) << " (CPU), got "
-                                  << device_type;
-    VERIFY(device_id == 0) << fn << ": device_id must be 0 for the CPU, got " << device_id;
-    NDArray a = NDArray::empty(cvm::Shape(shape, ndim), dtype, cvm::Device::cpu());
+    VERIFY(device_type == kDLCPU || device_type == kDLCUDA)
+        << fn << ": device_type must be " << int(kDLCPU) << " (CPU) or " << int(kDLCUDA)
+        << " (CUDA), got " << device_type;
+    VERIFY(device_type != kDLCPU || device_id == 0)
+        << fn << ": device_id must be 0 for the CPU, got " << device_id;
+    VERIFY(device_id >= 0) << fn << ": device_id must be >= 0, got " << device_id;
     // The contract says "uninitialised", but handing out recycled allocator memory would make
-    // results depend on history: zero it (cheap next to any real use of the array).
-    if (a.nbytes() > 0) std::memset(a.mutable_data(), 0, a.nbytes());
+    // results depend on history: zeroed (cheap next to any real use of the array). On a GPU
+    // through the fill kernel, on the default stream.
+    NDArray a = NDArray::zeros(cvm::Shape(shape, ndim), dtype,
+                               cvm::Device{static_cast<DLDeviceType>(device_type), device_id});
     *out = cvm::capi::to_handle(std::move(a));
   });
 }
@@ -90,7 +94,8 @@ int CVMArrayCopyFromTo(CVMArrayHandle from, CVMArrayHandle to, CVMStreamHandle s
     constexpr const char* fn = "CVMArrayCopyFromTo";
     NDArray src = borrow(from, fn, "from");
     NDArray dst = borrow(to, fn, "to");
-    VERIFY(stream == nullptr) << fn << ": stream must be NULL for CPU arrays";
+    VERIFY(stream == nullptr) << fn << ": stream must be NULL (copies run on the default stream, "
+                                 "and complete before the call returns when a side is the CPU)";
     dst.copy_from(src);
     cvm::capi::refresh(dst);
   });

@@ -18,10 +18,11 @@
 namespace {
 
 // Which kernels a model's sessions are bound to (SessionOptions::backend): "auto", the
-// process's preferred backend when the session is made, or "scalar", the reference
-// (CVMAPILoadModel device_type 2).
+// process's preferred backend when the session is made, "scalar", the reference
+// (CVMAPILoadModel device_type 2), or "cuda" (device_type 1).
 constexpr const char* kPreferred = "auto";
 constexpr const char* kScalar = "scalar";
+constexpr const char* kCuda = "cuda";
 
 // Idle sessions kept per model handle for CVMAPIInference / CVMModelInferBytes; concurrent calls
 // beyond this allocate a session for the call.
@@ -35,13 +36,15 @@ constexpr size_t kMaxFixedString = 32;
 struct CVMModel {
   std::shared_ptr<const cvm::Model> model;
   const char* backend = kPreferred;
+  int device_id = 0;  // of a device backend's sessions (CVMAPILoadModel's device_id)
+  cvm::SessionOptions session_options() const { return cvm::SessionOptions{backend, device_id}; }
   std::mutex mu;  // guards `idle`
   std::vector<std::unique_ptr<cvm::Session>> idle;
 };
 
 struct CVMSession {
-  CVMSession(std::shared_ptr<const cvm::Model> m, const char* backend)
-      : session(std::move(m), cvm::SessionOptions{backend}) {}
+  CVMSession(std::shared_ptr<const cvm::Model> m, const cvm::SessionOptions& options)
+      : session(std::move(m), options) {}
   cvm::Session session;
 };
 
@@ -57,11 +60,15 @@ const char* backend_for_device(int device_type, int device_id) {
     case CVM_MODEL_DEVICE_REFERENCE:
       return kScalar;
     case CVM_MODEL_DEVICE_CUDA: {
-      const std::vector<std::string> compiled = compiled_backends();
-      VERIFY(std::find(compiled.begin(), compiled.end(), "cuda") != compiled.end())
-          << "CVMAPILoadModel: device_type 1: CUDA backend not available in this build";
-      CVM_LOGIC_ERROR() << "CVMAPILoadModel: device_type 1: the graph runtime runs models on "
-                           "the CPU only; CUDA models are not supported yet";
+      // The environment's answer, not the caller's fault: a runtime error either way.
+      std::string why;
+      const int count = device_count(kDLCUDA, &why);
+      CHECK(count > 0) << "CVMAPILoadModel: device_type 1: no CUDA device cuda:" << device_id
+                       << ": " << why;
+      CHECK(device_id < count) << "CVMAPILoadModel: device_type 1: no CUDA device cuda:"
+                               << device_id << ": this machine has " << count << " CUDA device"
+                               << (count == 1 ? "" : "s");
+      return kCuda;
     }
     default:
       CVM_LOGIC_ERROR() << "CVMAPILoadModel: device_type must be 0 (CPU), 1 (CUDA) or 2 "
@@ -75,10 +82,12 @@ CVMModel* as_model(const void* handle, const char* fn) {
   return static_cast<CVMModel*>(const_cast<void*>(handle));
 }
 
-CVMModelHandle new_model(std::shared_ptr<const Model> model, const char* backend) {
+CVMModelHandle new_model(std::shared_ptr<const Model> model, const char* backend,
+                         int device_id = 0) {
   auto handle = std::make_unique<CVMModel>();
   handle->model = std::move(model);
   handle->backend = backend;
+  handle->device_id = device_id;
   return handle.release();
 }
 
@@ -96,7 +105,7 @@ class PooledSession {
     }
     // A session binds its kernels when made: one bound before a CVMSetBackend is not reused.
     if (s_ && m_->backend == kPreferred && s_->backend() != current_backend()) s_.reset();
-    if (!s_) s_ = std::make_unique<Session>(m_->model, SessionOptions{m_->backend});
+    if (!s_) s_ = std::make_unique<Session>(m_->model, m_->session_options());
   }
   ~PooledSession() {
     try {
@@ -171,9 +180,11 @@ extern "C" int CVMAPILoadModel(const char* graph_json, int graph_strlen, const c
     while (json_len > 0 && graph_json[json_len - 1] == '\0') --json_len;
     auto model = cvm::Model::from_cvm(std::string(graph_json, json_len), param_bytes,
                                       static_cast<size_t>(param_strlen));
-    std::unique_ptr<CVMModel> handle(cvm::capi::new_model(std::move(model), backend));
-    // As in CVM, a model that loads has its memory: the first session is made now.
-    handle->idle.push_back(std::make_unique<cvm::Session>(handle->model));
+    std::unique_ptr<CVMModel> handle(cvm::capi::new_model(std::move(model), backend, device_id));
+    // As in CVM, a model that loads has its memory: the first session is made now (on the GPU
+    // for device_type 1, with the params copied there).
+    handle->idle.push_back(
+        std::make_unique<cvm::Session>(handle->model, handle->session_options()));
     *net = handle.release();
   });
 }
@@ -393,7 +404,9 @@ int create_session(CVMModelHandle model, const char* backend, CVMSessionHandle* 
     CVMModel* m = as_model(model, fn);
     require_not_null(out, fn, "out");
     const bool own = backend == nullptr || backend[0] == '\0';
-    *out = new CVMSession(m->model, own ? m->backend : backend);
+    cvm::SessionOptions options = m->session_options();
+    if (!own) options.backend = backend;
+    *out = new CVMSession(m->model, options);
   });
 }
 

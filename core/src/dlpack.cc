@@ -17,6 +17,7 @@
 #include "container.h"
 #include "cvm/check.h"
 #include "cvm/ndarray.h"
+#include "device_runtime.h"
 #include "dlpack_internal.h"
 
 namespace cvm {
@@ -65,9 +66,19 @@ namespace detail {
 
 NDArray wrap_dltensor(const DLTensor& t, std::shared_ptr<const void> keepalive, bool read_only,
                       const char* what) {
-  VERIFY(t.device.device_type == kDLCPU)
-      << what << ": only CPU tensors (device_type " << int(kDLCPU)
-      << ") are supported, got device_type " << int(t.device.device_type);
+  VERIFY(t.device.device_type == kDLCPU || t.device.device_type == kDLCUDA)
+      << what << ": only CPU (device_type " << int(kDLCPU) << ") and CUDA (device_type "
+      << int(kDLCUDA) << ") tensors are supported, got device_type "
+      << int(t.device.device_type);
+  const Device device = Device::from_dl(t.device);
+  if (!device.is_cpu()) {  // memory of a device this process must be able to use
+    std::string why;
+    const int count = device_count(device.type, &why);
+    VERIFY(device.id >= 0 && device.id < count)
+        << what << ": a tensor on " << device.name() << " (device_type "
+        << int(t.device.device_type) << "), which this process cannot use: "
+        << (count == 0 ? why : "it has " + std::to_string(count) + " such devices");
+  }
   VERIFY(t.ndim >= 0 && t.ndim <= capi::kMaxDims)
       << what << ": ndim must be in 0.." << capi::kMaxDims << ", got " << t.ndim;
   VERIFY(t.ndim == 0 || t.shape != nullptr) << what << ": shape is NULL with ndim " << t.ndim;
@@ -88,7 +99,7 @@ NDArray wrap_dltensor(const DLTensor& t, std::shared_ptr<const void> keepalive, 
   if (numel == 0) {
     // Nothing is read: the data pointer and the strides may be anything (NULL too), so both
     // are dropped rather than validated.
-    return NDArray::from_external(nullptr, shape, dtype, Device::cpu(), std::move(keepalive),
+    return NDArray::from_external(nullptr, shape, dtype, device, std::move(keepalive),
                                   read_only, nullptr);
   }
   Shape strides;
@@ -108,8 +119,8 @@ NDArray wrap_dltensor(const DLTensor& t, std::shared_ptr<const void> keepalive, 
   }
   VERIFY(!wraps) << what << ": data + byte_offset and the strides reach outside the address space";
   void* element0 = static_cast<char*>(t.data) + t.byte_offset;
-  return NDArray::from_external(element0, shape, dtype, Device::cpu(), std::move(keepalive),
-                                read_only, strides_ptr);
+  return NDArray::from_external(element0, shape, dtype, device, std::move(keepalive), read_only,
+                                strides_ptr);
 }
 
 NDArray from_dlpack(DLManagedTensor* managed, bool read_only) {

@@ -7,6 +7,7 @@
 #include "container.h"
 #include "cvm/array_ops.h"
 #include "cvm/check.h"
+#include "device_runtime.h"
 
 namespace cvm {
 namespace detail {
@@ -47,9 +48,15 @@ Buffer* Storage::writable_buffer() {
   std::lock_guard<std::mutex> lock(mu);
   current = buffer.load(std::memory_order_acquire);
   if (current->refs.load(std::memory_order_acquire) == 1 && !current->read_only) return current;
-  CHECK(current->device.is_cpu()) << "copy-on-write is only implemented for CPU memory";
   Buffer* own = Buffer::allocate(current->nbytes, current->device);
-  if (current->nbytes > 0) std::memcpy(own->data, current->data, current->nbytes);
+  if (current->nbytes > 0) {
+    if (current->device.is_cpu()) {
+      std::memcpy(own->data, current->data, current->nbytes);
+    } else {
+      device::copy_bytes(own->data, current->device, current->data, current->device,
+                         current->nbytes);
+    }
+  }
   buffer.store(own, std::memory_order_release);
   if (current->read_only && refs.load(std::memory_order_acquire) > 1 && retired == nullptr) {
     retired = current;
@@ -214,7 +221,7 @@ NDArray NDArray::from_external(void* data, const Shape& shape, DataType dtype, D
   checked_mul(-lo, esize, "external array span");
   char* base = static_cast<char*>(data) + lo * esize;
   bool aligned = reinterpret_cast<uintptr_t>(base) % dtype.bytes() == 0;
-  if (!aligned && device.is_cpu()) {
+  if (!aligned) {
     // Kernels may read elements through typed pointers: give them an aligned private copy.
     // The same-dtype copy kernel moves bytes, so reading the misaligned source is safe.
     NDArray wrapped(new_container(Buffer::external(base, span, device, keepalive, true),
@@ -283,8 +290,13 @@ NDArray NDArray::copy() const {
 
 NDArray NDArray::to(Device target) const {
   if (device() == target) return *this;
-  CVM_LOGIC_ERROR() << "copying from " << device().name() << " to " << target.name()
-                    << " is not supported in this build";
+  const NDArray src = contiguous();  // on its own device
+  NDArray out = empty(shape(), dtype(), target);
+  if (!target.is_cpu() && !src.device().is_cpu()) {  // two devices: through the host
+    return src.to(Device::cpu()).to(target);
+  }
+  device::copy_bytes(out.mutable_data(), target, src.data(), src.device(), nbytes());
+  return out;
 }
 
 void NDArray::copy_from(const NDArray& src) {
@@ -299,10 +311,14 @@ void NDArray::copy_from(const NDArray& src) {
 void NDArray::copy_from_bytes(const void* bytes, size_t n) {
   VERIFY(n == nbytes()) << "copy_from_bytes: got " << n << " bytes, array " << shape() << " "
                         << dtype() << " holds " << nbytes();
-  VERIFY(device().is_cpu()) << "copy_from_bytes: array is on " << device().name();
   VERIFY(n == 0 || bytes != nullptr) << "copy_from_bytes: null source";
   if (is_contiguous()) {
-    if (n) std::memcpy(mutable_data(), bytes, n);
+    if (n == 0) return;
+    if (device().is_cpu()) {
+      std::memcpy(mutable_data(), bytes, n);
+    } else {
+      device::copy_bytes(mutable_data(), device(), bytes, Device::cpu(), n);
+    }
     return;
   }
   NDArray staged = empty(shape(), dtype());
@@ -313,10 +329,14 @@ void NDArray::copy_from_bytes(const void* bytes, size_t n) {
 void NDArray::copy_to_bytes(void* bytes, size_t n) const {
   VERIFY(n == nbytes()) << "copy_to_bytes: got room for " << n << " bytes, array " << shape()
                         << " " << dtype() << " holds " << nbytes();
-  VERIFY(device().is_cpu()) << "copy_to_bytes: array is on " << device().name();
   VERIFY(n == 0 || bytes != nullptr) << "copy_to_bytes: null destination";
   NDArray packed = contiguous();
-  if (n) std::memcpy(bytes, packed.data(), n);
+  if (n == 0) return;
+  if (device().is_cpu()) {
+    std::memcpy(bytes, packed.data(), n);
+  } else {
+    device::copy_bytes(bytes, Device::cpu(), packed.data(), device(), n);
+  }
 }
 
 }  // namespace cvm

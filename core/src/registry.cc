@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cvm/check.h"
+#include "cvm/device.h"
 #include "cvm/registry.h"
 #include "registry_internal.h"
 
@@ -88,6 +89,9 @@ class Registry {
 #ifdef CVMRT_HAVE_BACKEND_WASM
     backends_.push_back(&kernel::kWasmBackend);
 #endif
+#ifdef CVMRT_HAVE_BACKEND_CUDA
+    backends_.push_back(&kernel::kCudaBackend);
+#endif
     backends_.push_back(&kernel::kScalarBackend);
     by_op_.resize(backends_.size());
     for (size_t i = 0; i < backends_.size(); ++i) {
@@ -96,7 +100,25 @@ class Registry {
     }
   }
 
-  static int default_index() { return 0; }
+  // The first CPU backend: "auto" never means a device backend (a session asks for one by
+  // name), and the scalar reference is always compiled.
+  int default_index() const {
+    for (size_t i = 0; i < backends_.size(); ++i) {
+      if (backends_[i]->device_type == kDLCPU) return static_cast<int>(i);
+    }
+    return static_cast<int>(backends_.size()) - 1;
+  }
+
+ public:
+  // The first compiled backend whose kernels run on device type `dev`, or -1.
+  int first_for_device(int dev) const {
+    for (size_t i = 0; i < backends_.size(); ++i) {
+      if (backends_[i]->device_type == dev) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+ private:
 
   std::vector<const BackendTable*> backends_;
   std::vector<std::unordered_map<std::string, std::vector<const KernelEntry*>>> by_op_;
@@ -121,6 +143,10 @@ const char* elem_type_name(ElemType t) {
 }
 
 bool entry_usable(const BackendTable& b, const KernelEntry& e) {
+  // A device backend's entries need a device of its kind (asked once per process).
+  if (b.device_type != kDLCPU && device_count(static_cast<DLDeviceType>(b.device_type)) == 0) {
+    return false;
+  }
   if (e.required_features == 0) return true;
   const uint32_t have = b.cpu_features ? b.cpu_features() : 0;
   return (have & e.required_features) == e.required_features;
@@ -171,17 +197,25 @@ KernelChain resolve_chain(const ChainPolicy& policy, KernelKey key, Device devic
   KernelChain chain;
   chain.key = key;
   std::vector<const KernelEntry*> unsuited;
-  if (policy.pin != nullptr) {
-    if (std::strcmp(policy.pin->op, key.op) == 0 && serves(*policy.pin, key.dtype)) {
-      chain.entries.push_back(policy.pin);
-    }
-  } else if (policy.backend >= 0 && policy.backend != scalar &&
-             r.backends()[policy.backend]->device_type == dev) {
-    const BackendTable& b = *r.backends()[policy.backend];
-    for (const KernelEntry* e : r.entries_for(policy.backend, key.op)) {
+  // The backend whose entries head the chain: the policy's; for a call on another device than
+  // the policy's backend runs on (device arrays under a CPU preference, or the reverse), the
+  // first backend of the call's device. A pinned entry heads the chains of its key; other keys
+  // get the reference of the call's device (the scalar table on the CPU).
+  int backend = policy.pin != nullptr ? -1 : policy.backend;
+  if (backend >= 0 && r.backends()[backend]->device_type != dev) backend = r.first_for_device(dev);
+  if (backend < 0 && r.backends()[scalar]->device_type != dev) backend = r.first_for_device(dev);
+  const bool pinned = policy.pin != nullptr && std::strcmp(policy.pin->op, key.op) == 0 &&
+                      serves(*policy.pin, key.dtype);
+  if (pinned) {
+    chain.entries.push_back(policy.pin);
+  } else if (backend >= 0 && backend != scalar) {
+    const BackendTable& b = *r.backends()[backend];
+    for (const KernelEntry* e : r.entries_for(backend, key.op)) {
       if (!serves(*e, key.dtype)) continue;
       if (!entry_usable(b, *e)) {
-        chain.notes.push_back(std::string(e->name) + ": CPU lacks " + missing_features(b, *e));
+        chain.notes.push_back(std::string(e->name) +
+                              (b.device_type != kDLCPU ? ": no " + std::string(b.name) + " device"
+                                                       : ": CPU lacks " + missing_features(b, *e)));
       } else if (e->suits != nullptr && inputs != nullptr && !e->suits(inputs, num_inputs)) {
         unsuited.push_back(e);
       } else {

@@ -52,7 +52,8 @@ CVM_DLL int CVMGetLibraryVersionNumber(void);
 
 /* New zero-filled compact array. `shape` holds `ndim` extents (>= 0; may be NULL when ndim
  * is 0); the dtype must be one cvmrt supports (int/uint 8..64, float 16/32/64, bfloat16, bool
- * as code 6 bits 8) with lanes 1. device_type 1 = CPU. */
+ * as code 6 bits 8) with lanes 1. device_type 1 = CPU (device_id 0), 2 = CUDA GPU device_id
+ * (a runtime error when it is unavailable; a logic error in a build without CUDA). */
 CVM_DLL int CVMArrayAlloc(const int64_t* shape, int ndim, int dtype_code, int dtype_bits,
                           int dtype_lanes, int device_type, int device_id, CVMArrayHandle* out);
 /* Releases a handle. Freeing NULL is a no-op that succeeds. */
@@ -61,7 +62,8 @@ CVM_DLL int CVMArrayFree(CVMArrayHandle handle);
 CVM_DLL int CVMArrayCopyFromBytes(CVMArrayHandle handle, void* data, size_t nbytes);
 /* Copies the array out as `nbytes` host bytes (row-major; must equal the array's size). */
 CVM_DLL int CVMArrayCopyToBytes(CVMArrayHandle handle, void* data, size_t nbytes);
-/* Element-wise copy between arrays of the same shape and dtype; `stream` must be NULL on CPU. */
+/* Element-wise copy between arrays of the same shape and dtype, on the same or different devices
+ * (CPU and CUDA; complete on return when a side is the CPU). `stream` must be NULL. */
 CVM_DLL int CVMArrayCopyFromTo(CVMArrayHandle from, CVMArrayHandle to, CVMStreamHandle stream);
 
 /* -- views --
@@ -246,7 +248,7 @@ typedef struct CVMSession* CVMSessionHandle;
 
 /* The backend a model runs with (the CVMAPILoadModel device_type). */
 #define CVM_MODEL_DEVICE_CPU 0       /* the process's preferred CPU backend (CVMSetBackend) */
-#define CVM_MODEL_DEVICE_CUDA 1      /* logic error: not available in this build */
+#define CVM_MODEL_DEVICE_CUDA 1      /* the CUDA backend on GPU device_id (a runtime error without one) */
 #define CVM_MODEL_DEVICE_REFERENCE 2 /* the scalar reference backend, whatever CVMSetBackend says */
 
 /* -- CVM-compatible calls (spec section 9; prototypes kept exactly) -- */
@@ -255,10 +257,12 @@ typedef struct CVMSession* CVMSessionHandle;
  * ignored) and `param_strlen` bytes of params in the legacy CVM or the cvmrt format
  * (`param_bytes` may be NULL when param_strlen is 0). Verifies it completely, plans memory and
  * allocates one session, so a model that loads can run. device_type: 0 = best CPU backend (the
- * one CVMSetBackend prefers when each of the model's sessions is made), 1 = CUDA (a logic
- * error, "CUDA backend not available in this build"), 2 = scalar reference: every session of
- * this model is bound to the scalar kernels, whatever other models and threads use.
- * device_id must be >= 0 (ignored on the CPU). On success
+ * one CVMSetBackend prefers when each of the model's sessions is made), 1 = CUDA: the model's
+ * sessions run on GPU `device_id` with the CUDA kernels (the params are copied there once;
+ * inputs and outputs stay host memory), a runtime error (CVM_STATUS_RUNTIME_ERROR) naming the
+ * device and why when there is no such GPU, driver or CUDA backend in this build, 2 = scalar
+ * reference: every session of this model is bound to the scalar kernels, whatever other models
+ * and threads use. device_id must be >= 0 (ignored on the CPU). On success
  * *net is a CVMModelHandle to free with CVMAPIFreeModel; on failure *net is NULL. */
 CVM_DLL int CVMAPILoadModel(const char* graph_json, int graph_strlen, const char* param_bytes,
                             int param_strlen, void** net, int device_type, int device_id);
@@ -344,7 +348,8 @@ CVM_DLL int CVMModelInferBytes(CVMModelHandle model, const void* in, size_t in_l
  * reference; otherwise the one CVMSetBackend prefers now); a later CVMSetBackend does not
  * change them. */
 CVM_DLL int CVMSessionCreate(CVMModelHandle model, CVMSessionHandle* out);
-/* CVMSessionCreate with its kernels bound to `backend` ("auto", "scalar", "simd", "wasm"; NULL
+/* CVMSessionCreate with its kernels bound to `backend` ("auto", "scalar", "simd", "wasm", "cuda"
+ * (on the model handle's device_id when it was loaded for CUDA, else GPU 0); NULL
  * or "": the model handle's choice, as CVMSessionCreate): e.g. a reference session beside a
  * fast one in the same process. A logic error for a backend that is not compiled in. */
 CVM_DLL int CVMSessionCreateEx(CVMModelHandle model, const char* backend, CVMSessionHandle* out);

@@ -24,4 +24,19 @@ struct CVM_EXPORT Device {
   std::string name() const;  // "cpu", "cuda:0"
 };
 
+// Devices of `type` this process can use: 1 for kDLCPU; for kDLCUDA the GPUs the CUDA driver
+// reports (0 in a build without the CUDA backend, or without a driver or a device). When it is
+// 0 and `why` is given, *why says why ("this build has no CUDA backend ...", "the CUDA runtime
+// found no usable device: cudaErrorInsufficientDriver ..."). Asked once per process.
+CVM_EXPORT int device_count(DLDeviceType type, std::string* why = nullptr);
+
+// One line about a device: "cpu", or for a GPU its name, architecture and memory
+// ("NVIDIA H100 80GB HBM3, sm_90, 79.1 GiB, 132 SMs"). RuntimeError when it is unavailable.
+CVM_EXPORT std::string describe_device(Device device);
+
+// Waits until the work this thread enqueued on `device` is done (no-op for the CPU). Runs and
+// copies that return results to the host already wait; this is for timing device-only work.
+// RuntimeError when a kernel failed or the device is unavailable.
+CVM_EXPORT void synchronize(Device device);
+
 }  // namespace cvm

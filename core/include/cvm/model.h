@@ -218,6 +218,11 @@ struct SessionOptions {
   // the making thread (ScopedThreadBackend, else set_backend / CVMRT_BACKEND). LogicError for
   // a backend that is not compiled in.
   std::string backend = "auto";
+  // For a device backend ("cuda"): which device of its kind runs the session. The session then
+  // keeps its activations and the model's params on that device (the same memory plan as on
+  // the CPU), runs on a stream of its own, and copies inputs in and outputs out. RuntimeError
+  // when the device does not exist or cannot be used (no driver, no GPU).
+  int device_id = 0;
 };
 
 // The kernels a session runs one node with (Session::kernel_plan()), for "no silent
@@ -282,8 +287,10 @@ class CVM_EXPORT Session {
   // The last run's timings, one per operator node in execution order (empty when disabled).
   const std::vector<OpProfile>& profile() const;
 
-  // The backend the session's chains are headed by ("simd", "scalar", ...).
+  // The backend the session's chains are headed by ("simd", "scalar", "cuda", ...).
   const std::string& backend() const;
+  // Where its activations live and its kernels run: the CPU, or the device of a device backend.
+  Device device() const;
   // Per operator node in execution order: the kernel chains it is bound to, and which entry
   // took each chain's call in the last run.
   std::vector<NodeKernelPlan> kernel_plan() const;

@@ -40,6 +40,18 @@ class PrepackCache {
 // Whether prepacking is on: CVMRT_PREPACK unset or not "0" (read once per process).
 bool prepack_enabled();
 
+// The params copied to a device (once per device, by the first session made there), shared by
+// the model's sessions on that device and kept while the model lives.
+class DeviceParamCache {
+ public:
+  // Entry `eid`'s param on `device` (read-only), copied now when it is not yet. Thread-safe.
+  NDArray get(Device device, uint32_t eid, const NDArray& host);
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<Device, std::vector<NDArray>>> by_device_;
+};
+
 }  // namespace graph
 
 struct Model::Impl {
@@ -62,6 +74,8 @@ struct Model::Impl {
   size_t input_type_size = 4, output_type_size = 4, input_length = 0, output_length = 0;
   // Mutable behind the const model: packs only ever added, under its own lock.
   std::unique_ptr<graph::PrepackCache> prepacked = std::make_unique<graph::PrepackCache>();
+  std::unique_ptr<graph::DeviceParamCache> device_params =
+      std::make_unique<graph::DeviceParamCache>();
 };
 
 namespace graph {

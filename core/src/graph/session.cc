@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cvm/check.h"
+#include "device_runtime.h"
 #include "model_impl.h"
 #include "params_format.h"
 
@@ -16,6 +17,10 @@ using graph::Graph;
 struct Session::State {
   std::shared_ptr<const Model> model;
   const Model::Impl* m = nullptr;
+  // Where the session's arena and params live and its kernels run (the CPU, or the device of
+  // a device backend), and its own stream there (none on the CPU).
+  Device device = Device::cpu();
+  device::OwnedStream stream;
   NDArray arena;
   std::vector<NDArray> entries;  // every entry: a view of the arena or of a model param
   std::string backend;  // heads every chain
@@ -35,7 +40,8 @@ struct Session::State {
   std::vector<OpProfile> profile;
 
   uint32_t data_entry() const { return m->graph.nodes[m->graph.data_node].first_entry; }
-  const int32_t* head_data(size_t i) const { return entries[m->graph.heads[i]].data_as<int32_t>(); }
+  // The graph's outputs, on the CPU (copied from the device for a device session).
+  std::vector<NDArray> host_heads() const;
   void write_input(const void* src, bool int8, int64_t count);
   void bind(Step& step, const ChainPolicy& policy);
 };
@@ -48,6 +54,17 @@ bool prepack_enabled() {
     return v == nullptr || std::strcmp(v, "0") != 0;
   }();
   return enabled;
+}
+
+NDArray DeviceParamCache::get(Device device, uint32_t eid, const NDArray& host) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::find_if(by_device_.begin(), by_device_.end(),
+                         [&](const auto& d) { return d.first == device; });
+  if (it == by_device_.end()) it = by_device_.insert(by_device_.end(), {device, {}});
+  std::vector<NDArray>& params = it->second;
+  if (params.size() <= eid) params.resize(eid + 1);
+  if (!params[eid].defined()) params[eid] = host.to(device);
+  return params[eid];
 }
 
 std::shared_ptr<const ops::PrepackedWeight> PrepackCache::get(const Node& node, uint32_t nid,
@@ -102,28 +119,38 @@ int32_t clip(int32_t v, int32_t bound) { return std::min(std::max(v, -bound), bo
 
 }  // namespace
 
+std::vector<NDArray> Session::State::host_heads() const {
+  std::vector<NDArray> heads;
+  for (uint32_t eid : m->graph.heads) heads.push_back(entries[eid].to(Device::cpu()));
+  return heads;
+}
+
 void Session::State::write_input(const void* src, bool int8, int64_t count) {
   const uint32_t eid = data_entry();
+  // A device session converts into a host array, then moves it over.
+  NDArray target = device.is_cpu() ? entries[eid]
+                                   : NDArray::empty(entries[eid].shape(), entries[eid].dtype());
+  const auto* bytes = static_cast<const uint8_t*>(src);
   if (m->graph.is_float()) {  // float32 little-endian: the bits as they are
-    auto* dst = static_cast<uint8_t*>(entries[eid].mutable_data());
-    const auto* bytes = static_cast<const uint8_t*>(src);
+    auto* dst = static_cast<uint8_t*>(target.mutable_data());
     for (int64_t i = 0; i < count; ++i) {
       const uint32_t bits = params_detail::load_le32(bytes + 4 * i);
       std::memcpy(dst + 4 * i, &bits, 4);
     }
-    input_set = true;
-    ran = false;
-    return;
-  }
-  const int32_t bound = graph::precision_bound(m->graph.entries[eid].precision);
-  int32_t* dst = entries[eid].mutable_data_as<int32_t>();
-  const auto* bytes = static_cast<const uint8_t*>(src);
-  if (int8) {
-    for (int64_t i = 0; i < count; ++i) dst[i] = clip(static_cast<int8_t>(bytes[i]), bound);
   } else {
-    for (int64_t i = 0; i < count; ++i) {
-      dst[i] = clip(static_cast<int32_t>(params_detail::load_le32(bytes + 4 * i)), bound);
+    const int32_t bound = graph::precision_bound(m->graph.entries[eid].precision);
+    int32_t* dst = target.mutable_data_as<int32_t>();
+    if (int8) {
+      for (int64_t i = 0; i < count; ++i) dst[i] = clip(static_cast<int8_t>(bytes[i]), bound);
+    } else {
+      for (int64_t i = 0; i < count; ++i) {
+        dst[i] = clip(static_cast<int32_t>(params_detail::load_le32(bytes + 4 * i)), bound);
+      }
     }
+  }
+  if (!device.is_cpu()) {
+    device::ScopedStream on(device, stream.get());
+    entries[eid].copy_from(target);
   }
   input_set = true;
   ran = false;
@@ -133,14 +160,22 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
     : s_(std::make_unique<State>()) {
   VERIFY(model != nullptr) << "Session: null model";
   const ChainPolicy policy = chain_policy(options.backend);
-  s_->backend = backend_tables()[policy.backend]->name;
+  const kernel::BackendTable& table = *backend_tables()[policy.backend];
+  s_->backend = table.name;
+  if (table.device_type != kDLCPU) {  // a device backend: its device, checked now
+    s_->device = Device{static_cast<DLDeviceType>(table.device_type), options.device_id};
+    device::require(s_->device);
+    s_->stream = device::OwnedStream(s_->device);
+  }
+  const Device device = s_->device;
+  device::ScopedStream on(device, s_->stream.get());
   s_->model = std::move(model);
   s_->m = &s_->model->impl();
   const Model::Impl& m = *s_->m;
   const Graph& g = m.graph;
   const DataType i32 = DataType::Int(32);
   s_->arena = NDArray::zeros(
-      Shape{std::max<int64_t>(1, static_cast<int64_t>(m.plan.arena_bytes / 4))}, i32);
+      Shape{std::max<int64_t>(1, static_cast<int64_t>(m.plan.arena_bytes / 4))}, i32, device);
   // Entries of other dtypes (float graphs) are views of the same arena memory, of their dtype
   // (every entry dtype is 4 bytes wide: the plan counts 4 bytes per element).
   auto* arena_base = static_cast<int32_t*>(s_->arena.mutable_data());
@@ -155,14 +190,18 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
       const int64_t first = m.plan.offset[eid] / 4;
       s_->entries[eid] =
           e.dtype == i32 ? s_->arena.slice(0, first, first + shape.numel()).reshape(shape)
-                         : NDArray::from_external(arena_base + first, shape, e.dtype,
-                                                  Device::cpu(), keep_arena, false);
+                         : NDArray::from_external(arena_base + first, shape, e.dtype, device,
+                                                  keep_arena, false);
     } else {
       CHECK(m.param_data[eid] != nullptr) << "Session: entry " << eid << " has no memory";
       // A handle of this session's own over the model's param (handles are not shared between
       // threads); read-only, keeping the model alive.
-      s_->entries[eid] = NDArray::from_external(const_cast<void*>(m.param_data[eid]), shape,
-                                                e.dtype, Device::cpu(), keep_model, true);
+      NDArray param = NDArray::from_external(const_cast<void*>(m.param_data[eid]), shape,
+                                             e.dtype, Device::cpu(), keep_model, true);
+      // On a device: the model's copy there, made by its first session on that device.
+      s_->entries[eid] = device.is_cpu() ? param
+                                         : m.device_params->get(device, static_cast<uint32_t>(eid),
+                                                                param);
     }
   }
   for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
@@ -178,6 +217,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
     s_->bind(step, policy);
     s_->steps.push_back(std::move(step));
   }
+  s_->stream.synchronize();  // the arena's zeros and the params are in place
 }
 
 Session::~Session() = default;
@@ -215,6 +255,9 @@ void Session::run() {
   const Graph& g = s_->m->graph;
   s_->ran = false;
   if (s_->profiling) s_->profile.clear();
+  // On a device the kernels are enqueued on the session's stream, and the run waits for them
+  // at its end (per node when profiling, so that each timing is the node's own).
+  device::ScopedStream on(s_->device, s_->stream.get());
   for (State::Step& step : s_->steps) {
     const graph::Node& n = g.nodes[step.nid];
     if (!s_->profiling) {
@@ -223,9 +266,11 @@ void Session::run() {
     }
     const auto start = std::chrono::steady_clock::now();
     n.op->compute(*n.parsed, step.inputs, step.outputs, step.kernels);
+    s_->stream.synchronize();
     const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
     s_->profile.push_back(OpProfile{n.name, n.op_name, took.count(), step.output_bytes});
   }
+  s_->stream.synchronize();
   s_->ran = true;
 }
 
@@ -257,6 +302,8 @@ void Session::enable_profiling(bool on) {
 const std::vector<OpProfile>& Session::profile() const { return s_->profile; }
 
 const std::string& Session::backend() const { return s_->backend; }
+
+Device Session::device() const { return s_->device; }
 
 std::vector<NodeKernelPlan> Session::kernel_plan() const {
   std::vector<NodeKernelPlan> plan;
@@ -312,11 +359,13 @@ void Session::infer_bytes(const char* in, size_t in_len, char* out, size_t out_c
   }
   s_->write_input(in, m.input_type_size == 1, g.entries[s_->data_entry()].shape.numel());
   run();
+  const std::vector<NDArray> host = s_->host_heads();
+  auto head_data = [&](size_t k) { return host[k].data_as<int32_t>(); };
 
   auto* dst = reinterpret_cast<uint8_t*>(out);
   if (g.is_float()) {  // float graphs: every head in order, 4-byte values little-endian
     for (size_t k = 0; k < heads; ++k) {
-      const NDArray& h = s_->entries[g.heads[k]];
+      const NDArray& h = host[k];
       const auto* v = static_cast<const uint8_t*>(h.data());
       const int64_t n = h.numel();  // once: numel() multiplies out the shape with checks
       for (int64_t i = 0; i < n; ++i) {
@@ -342,7 +391,7 @@ void Session::infer_bytes(const char* in, size_t in_len, char* out, size_t out_c
   };
   if (argmax) {
     for (size_t k = 0; k < heads; ++k) {
-      const int32_t* x = s_->head_data(k);
+      const int32_t* x = head_data(k);
       for (int64_t r = 0; r < rows[k]; ++r) {
         const int32_t* row = x + r * width[k];
         int64_t best = 0;
@@ -356,12 +405,12 @@ void Session::infer_bytes(const char* in, size_t in_len, char* out, size_t out_c
   } else if (interleave) {
     for (int64_t r = 0; r < rows[0]; ++r) {
       for (size_t k = 0; k < heads; ++k) {
-        const int32_t* row = s_->head_data(k) + r * width[k];
+        const int32_t* row = head_data(k) + r * width[k];
         for (int64_t j = 0; j < width[k]; ++j) put(row[j]);
       }
     }
   } else {
-    const int32_t* x = s_->head_data(0);
+    const int32_t* x = head_data(0);
     for (int64_t i = 0; i < rows[0] * width[0]; ++i) put(x[i]);
   }
   CHECK(dst == reinterpret_cast<uint8_t*>(out) + m.output_length)
