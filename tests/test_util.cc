@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "float16.h"
+#include "cvm/registry.h"
 #include "kernel_abi.h"
 
 namespace cvm {
@@ -114,6 +115,19 @@ uint32_t simd_testable_features() {
 #else
   return 0;
 #endif
+}
+
+std::vector<std::string> runnable_backends() {
+  std::vector<std::string> names;
+  for (const std::string& b : compiled_backends()) {
+    const Device d = backend_device(b);
+    if (d.is_cpu() || device_count(d.type) > 0) names.push_back(b);
+  }
+  return names;
+}
+
+Device backend_device(const std::string& backend) {
+  return backend == "cuda" ? Device::cuda(0) : Device::cpu();
 }
 
 NDArray random_in(const Shape& shape, int32_t lo, int32_t hi, uint64_t seed) {

@@ -43,6 +43,17 @@ double float_at(const NDArray& a, int64_t i);
 // except AMX unless this process was allowed the tile state. 0 without a SIMD backend.
 uint32_t simd_testable_features();
 
+// The compiled backends that can run here: the CPU ones, and a device backend ("cuda") only
+// where a device of its kind is present (its own suite, cuda_test.cc, says why it skips). Tests
+// that loop over backends use this, so on a GPU machine they run on the GPU too.
+std::vector<std::string> runnable_backends();
+// Where a backend's sessions run: cuda:0 for "cuda", else the CPU.
+Device backend_device(const std::string& backend);
+
+inline bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 // A path for a scratch file: `name` inside a folder of this process's own (created on first
 // use) under $CVMRT_TEST_TMP, else the build's tests/tmp. ctest runs the whole binary in the
 // dispatch entries next to the single-case entries, so fixed names would race between them.

@@ -161,9 +161,21 @@ static void test_load_errors(void) {
                          0) == 1);
   EXPECT(CVMGetLastError()[0] != '\0');
   /* devices */
+  /* CUDA: a runtime error naming the device where there is no GPU (or no CUDA backend) */
+  {
+    int status =
+        CVMAPILoadModel(kDenseJson, (int)strlen(kDenseJson), params, (int)params_len, &net, 1, 0);
+    if (status == 0) {
+      EXPECT(CVMAPIFreeModel(net) == 0); /* a machine with a GPU */
+    } else {
+      EXPECT(status == 2);
+      EXPECT(strstr(CVMGetLastError(), "no CUDA device cuda:0") != NULL);
+      EXPECT(net == NULL);
+    }
+  }
   EXPECT_ERROR(
-      CVMAPILoadModel(kDenseJson, (int)strlen(kDenseJson), params, (int)params_len, &net, 1, 0), 1,
-      "CUDA backend not available in this build");
+      CVMAPILoadModel(kDenseJson, (int)strlen(kDenseJson), params, (int)params_len, &net, 1, 999),
+      2, "cuda:999");
   EXPECT_ERROR(
       CVMAPILoadModel(kDenseJson, (int)strlen(kDenseJson), params, (int)params_len, &net, 5, 0), 1,
       "device_type");

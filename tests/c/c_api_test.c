@@ -128,7 +128,7 @@ static void test_alloc_errors(void) {
   EXPECT_ERROR(CVMArrayAlloc(shape, 2, kDLInt, 32 + 256, 1, kDLCPU, 0, &h), 1, "dtype");
   EXPECT_ERROR(CVMArrayAlloc(shape, 2, 77, 32, 1, kDLCPU, 0, &h), 1, "dtype");
   EXPECT_ERROR(CVMArrayAlloc(shape, 2, 6, 1, 1, kDLCPU, 0, &h), 1, "dtype");
-  EXPECT_ERROR(CVMArrayAlloc(shape, 2, kDLInt, 32, 1, kDLCUDA, 0, &h), 1, "device_type");
+  EXPECT_ERROR(CVMArrayAlloc(shape, 2, kDLInt, 32, 1, kDLOpenCL, 0, &h), 1, "device_type");
   EXPECT_ERROR(CVMArrayAlloc(shape, 2, kDLInt, 32, 1, kDLCPU, 3, &h), 1, "device_id");
   EXPECT_ERROR(CVMArrayAlloc(shape, 2, kDLInt, 32, 1, kDLCPU, 0, NULL), 1, "out");
   {
@@ -321,7 +321,7 @@ static void test_dlpack(void) {
 
   g_deleter_calls = 0;
   t = make_ctensor(2, 3);
-  t->managed.dl_tensor.device.device_type = kDLCUDA;
+  t->managed.dl_tensor.device.device_type = kDLOpenCL;
   EXPECT_ERROR(CVMArrayFromDLPack(&t->managed, &b), 1, "device_type");
   EXPECT(g_deleter_calls == 1);
 

@@ -299,7 +299,7 @@ TEST_CASE("invalid imports fail with a message and still call the deleter once",
        [](Producer& p) {
          p.managed.dl_tensor.device = {kDLCUDA, 0};
        },
-       "only CPU tensors"},
+       "(device_type 2), which this process cannot use"},
       {"negative extent", [](Producer& p) { p.shape[1] = -2; }, "negative extent -2 in dim 1"},
       {"ndim", [](Producer& p) { p.managed.dl_tensor.ndim = -1; }, "ndim must be in 0..32"},
       {"too many dims", [](Producer& p) { p.managed.dl_tensor.ndim = 40; }, "got 40"},

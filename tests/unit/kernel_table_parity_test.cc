@@ -121,23 +121,30 @@ bool in_place_eligible(const OpCase& c) {
 
 // run_op of the case with its kernels bound under `policy`, or, `in_place`, with output 0 a
 // private copy of input 0 that is also input 0 (in-place operators: the kernel reads and writes
-// one buffer).
-Run run_case(const OpCase& c, const ChainPolicy& policy, bool in_place = false) {
+// one buffer). On a device (a device table's entries), the inputs are copied there first (as
+// compact arrays) and the outputs brought back.
+Run run_case(const OpCase& c, const ChainPolicy& policy, bool in_place = false,
+             cvm::Device device = cvm::Device::cpu()) {
   const cvm::ops::OpDef* op = cvm::ops::find_op(c.op);
   if (op == nullptr) throw std::runtime_error("unknown operator \"" + c.op + "\"");
+  std::vector<NDArray> inputs = c.inputs;
+  for (NDArray& in : inputs) in = in.to(device);
+  auto to_host = [](std::vector<NDArray> arrays) {
+    for (NDArray& a : arrays) a = a.to(cvm::Device::cpu());
+    return arrays;
+  };
   cvm::ops::NodeKernels kernels;
   if (!in_place) {
-    std::vector<NDArray> outputs = cvm::ops::run_bound(*op, c.inputs, c.attrs, policy, &kernels);
-    return {outputs, kernels.chains};
+    std::vector<NDArray> outputs = cvm::ops::run_bound(*op, inputs, c.attrs, policy, &kernels);
+    return {to_host(outputs), kernels.chains};
   }
-  std::vector<NDArray> inputs = c.inputs;
-  NDArray buf = NDArray::empty(inputs[0].shape(), inputs[0].dtype());
+  NDArray buf = NDArray::empty(inputs[0].shape(), inputs[0].dtype(), device);
   cvm::copy_into(buf, inputs[0]);
   inputs[0] = buf;
   const std::unique_ptr<cvm::ops::OpAttrs> attrs = op->parse(c.attrs);
   kernels = cvm::ops::bind_kernels(*op, *attrs, inputs, {buf.dtype()}, policy);
   op->compute(*attrs, inputs, {buf}, kernels);
-  return {{buf}, kernels.chains};
+  return {to_host({buf}), kernels.chains};
 }
 
 // "" when the arrays agree in dtype, shape and bytes; else where they first differ.
@@ -222,9 +229,10 @@ constexpr int kFillVariants = 5;
 // fill (as cvm::fill calls it): a destination of dtype `t` (variant: contiguous, empty, 0-d,
 // every other element of a bigger array, transposed) set to an element value of random bits
 // (NaN payloads included), under `policy`. Returns the whole destination buffer, gaps included.
-Run run_fill(DataType t, int variant, const ChainPolicy& policy) {
+Run run_fill(DataType t, int variant, const ChainPolicy& policy,
+             cvm::Device device = cvm::Device::cpu()) {
   static const Shape kBase[kFillVariants] = {{17}, {0}, {}, {2000}, {7, 5}};
-  NDArray base = NDArray::zeros(kBase[variant], t);
+  NDArray base = NDArray::zeros(kBase[variant], t, device);
   NDArray dst = variant == 3 ? base.slice(0, 0, 2000, 2) : variant == 4 ? base.transpose() : base;
   cvm::kernel::FillParams params{};
   std::mt19937_64 rng(static_cast<uint64_t>(variant) * 131 + static_cast<uint64_t>(t.bytes()) * 7 +
@@ -234,12 +242,11 @@ Run run_fill(DataType t, int variant, const ChainPolicy& policy) {
     std::memset(params.value, 0, sizeof params.value);
     params.value[0] = 1;
   }
-  const KernelChain chain =
-      cvm::resolve_chain(policy, {"fill", cvm::elem_type_of(t)}, cvm::Device::cpu());
+  const KernelChain chain = cvm::resolve_chain(policy, {"fill", cvm::elem_type_of(t)}, device);
   const std::vector<cvm::kernel::TensorView> views =
       cvm::ops::elementwise_views({{&dst, dst.mutable_data()}});
   cvm::ops::run_kernel(chain, views, 1, &params);
-  return {{base}, {chain}};
+  return {{base.to(cvm::Device::cpu())}, {chain}};
 }
 
 // ---- one entry against the reference ----
@@ -275,7 +282,7 @@ void report(EntryStats& s, const std::string& what, const std::string& diff) {
 // Runs `c` with `e` pinned (and in place where the operator allows it) at every thread count and
 // compares with the reference `want`.
 void check_case(const KernelEntry& e, const OpCase& c, const std::vector<NDArray>& want,
-                int64_t default_min_work, EntryStats& s) {
+                int64_t default_min_work, cvm::Device device, EntryStats& s) {
   const ChainPolicy pinned{-1, &e};
   const bool in_place = in_place_eligible(c);
   for (int threads : kThreadCounts) {
@@ -285,7 +292,7 @@ void check_case(const KernelEntry& e, const OpCase& c, const std::vector<NDArray
       std::ostringstream what;
       what << c.what << " at " << threads << " thread(s)" << (alias ? ", in place" : "");
       try {
-        const Run r = run_case(c, pinned, alias);
+        const Run r = run_case(c, pinned, alias, device);
         count(e, r, s);
         const std::string diff = difference(want, r.outputs);
         if (!diff.empty()) report(s, what.str(), diff);
@@ -297,7 +304,8 @@ void check_case(const KernelEntry& e, const OpCase& c, const std::vector<NDArray
 }
 
 // Every case of every operator dispatching e.op, for every dtype e serves.
-EntryStats check_entry(const KernelEntry& e, bool scalar_table, int64_t default_min_work) {
+EntryStats check_entry(const KernelEntry& e, bool scalar_table, int64_t default_min_work,
+                       cvm::Device device) {
   EntryStats s;
   if (non_operator_op(e.op)) {
     for (DataType t : served_dtypes(e)) {
@@ -308,7 +316,7 @@ EntryStats check_entry(const KernelEntry& e, bool scalar_table, int64_t default_
         const Run want = run_fill(t, v, scalar_policy());
         for (int threads : kThreadCounts) {
           use_threads(threads, default_min_work);
-          const Run got = run_fill(t, v, ChainPolicy{-1, &e});
+          const Run got = run_fill(t, v, ChainPolicy{-1, &e}, device);
           count(e, got, s);
           const std::string diff = difference(want.outputs, got.outputs);
           if (!diff.empty()) {
@@ -330,7 +338,7 @@ EntryStats check_entry(const KernelEntry& e, bool scalar_table, int64_t default_
           continue;
         }
         if (!scalar_table) {
-          check_case(e, c, cs.want[i], default_min_work, s);
+          check_case(e, c, cs.want[i], default_min_work, device, s);
           continue;
         }
         // The scalar reference's own entries: pinned is the reference, so they need only have
@@ -391,6 +399,17 @@ TEST_CASE("kernel tables: every entry equals the scalar reference on generated o
   const auto& tables = cvm::backend_tables();
   for (size_t bi = 0; bi < tables.size(); ++bi) {
     const BackendTable& b = *tables[bi];
+    // A device table's entries run on device memory (the device's first GPU); without one the
+    // table is skipped, with one line saying why.
+    const cvm::Device device{static_cast<DLDeviceType>(b.device_type), 0};
+    std::string why;
+    if (!device.is_cpu() && cvm::device_count(device.type, &why) == 0) {
+      static std::set<std::string> said;  // the sections re-enter this loop: say it once
+      if (said.insert(b.name).second) {
+        WARN("kernel table \"" << b.name << "\": skipped, no " << b.name << " device: " << why);
+      }
+      continue;
+    }
     DYNAMIC_SECTION(b.name) {
       TableStats& ts = stats[b.name];
       for (size_t k = 0; k < b.count; ++k) {
@@ -404,7 +423,7 @@ TEST_CASE("kernel tables: every entry equals the scalar reference on generated o
           } else {
             ++ts.tested;
             const EntryStats s =
-                check_entry(e, static_cast<int>(bi) == scalar, restore.min_work);
+                check_entry(e, static_cast<int>(bi) == scalar, restore.min_work, device);
             ts.runs += s.runs;
             ts.took += s.took;
             ts.declined += s.declined;
@@ -528,6 +547,8 @@ TEST_CASE("kernel tables: conv2d and dense entries on random shapes", "[kernels]
   int64_t compared = 0;
   for (const BackendTable* b : cvm::backend_tables()) {
     if (std::strcmp(b->name, "scalar") == 0) continue;
+    const cvm::Device device{static_cast<DLDeviceType>(b->device_type), 0};
+    if (!device.is_cpu() && cvm::device_count(device.type) == 0) continue;  // said above
     for (size_t k = 0; k < b->count; ++k) {
       const KernelEntry& e = b->entries[k];
       const bool gemm = std::strcmp(e.op, "conv2d") == 0 || std::strcmp(e.op, "dense") == 0;
@@ -540,7 +561,7 @@ TEST_CASE("kernel tables: conv2d and dense entries on random shapes", "[kernels]
           for (int threads : kThreadCounts) {
             use_threads(threads, restore.min_work);
             const Run want = run_case(c, scalar_policy());
-            const Run got = run_case(c, ChainPolicy{-1, &e});
+            const Run got = run_case(c, ChainPolicy{-1, &e}, false, device);
             CHECK(difference(want.outputs, got.outputs).empty());
             ++compared;
           }
