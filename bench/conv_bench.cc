@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "conv_workloads.h"
 #include "cvm/allocator.h"
 #include "cvm/ndarray.h"
 #include "cvm/op.h"
@@ -31,6 +32,8 @@
 #include "thread_pool.h"
 
 using namespace cvm;
+using cvm::bench::Work;
+using cvm::bench::workloads;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -132,77 +135,6 @@ class BenchScratch {
   kernel::Scratch scratch_;
   std::vector<std::pair<void*, size_t>> blocks_;
 };
-
-struct Work {
-  std::string name;
-  std::string family;  // "resnet18", "mobilenet", "dense"
-  bool conv;
-  Shape x, w;
-  kernel::Conv2dParams p;
-  int64_t macs() const {
-    if (!conv) return x[0] * w[0] * w[1];
-    const int64_t oh = (x[2] + 2 * p.pad_h - (w[2] - 1) - 1) / p.stride_h + 1;
-    const int64_t ow = (x[3] + 2 * p.pad_w - (w[3] - 1) - 1) / p.stride_w + 1;
-    return x[0] * w[0] * oh * ow * w[1] * w[2] * w[3];
-  }
-  Shape y() const {
-    if (!conv) return Shape{x[0], w[0]};
-    return Shape{x[0], w[0], (x[2] + 2 * p.pad_h - w[2]) / p.stride_h + 1,
-                 (x[3] + 2 * p.pad_w - w[3]) / p.stride_w + 1};
-  }
-};
-
-Work conv(const std::string& family, int64_t c, int64_t hw, int64_t oc, int64_t k, int64_t stride,
-          int64_t groups = 1) {
-  const int64_t pad = k / 2;
-  Work w{"",
-         family,
-         true,
-         Shape{1, c, hw, hw},
-         Shape{oc, c / groups, k, k},
-         kernel::Conv2dParams{stride, stride, pad, pad, 1, 1, groups, nullptr}};
-  w.name = std::to_string(c) + "x" + std::to_string(hw) + "x" + std::to_string(hw) + " " +
-           std::to_string(k) + "x" + std::to_string(k) + (groups > 1 ? " dw" : "") + " s" +
-           std::to_string(stride) + " -> " + std::to_string(oc);
-  return w;
-}
-
-Work dense(int64_t m, int64_t k, int64_t n) {
-  return Work{std::to_string(m) + "x" + std::to_string(k) + " -> " + std::to_string(n),
-              "dense",
-              false,
-              Shape{m, k},
-              Shape{n, k},
-              {}};
-}
-
-std::vector<Work> workloads() {
-  return {
-      conv("resnet18", 3, 224, 64, 7, 2),
-      conv("resnet18", 64, 56, 64, 3, 1),
-      conv("resnet18", 64, 56, 128, 3, 2),
-      conv("resnet18", 64, 56, 128, 1, 2),
-      conv("resnet18", 128, 28, 128, 3, 1),
-      conv("resnet18", 128, 28, 256, 3, 2),
-      conv("resnet18", 128, 28, 256, 1, 2),
-      conv("resnet18", 256, 14, 256, 3, 1),
-      conv("resnet18", 256, 14, 512, 3, 2),
-      conv("resnet18", 256, 14, 512, 1, 2),
-      conv("resnet18", 512, 7, 512, 3, 1),
-      conv("mobilenet", 32, 112, 32, 3, 1, 32),
-      conv("mobilenet", 32, 112, 64, 1, 1),
-      conv("mobilenet", 128, 56, 128, 3, 1, 128),
-      conv("mobilenet", 128, 56, 128, 1, 1),
-      conv("mobilenet", 256, 28, 256, 3, 1, 256),
-      conv("mobilenet", 256, 28, 256, 1, 1),
-      conv("mobilenet", 512, 14, 512, 3, 1, 512),
-      conv("mobilenet", 512, 14, 512, 1, 1),
-      conv("mobilenet", 512, 14, 512, 3, 2, 512),
-      conv("mobilenet", 1024, 7, 1024, 1, 1),
-      dense(1, 1024, 1024),
-      dense(64, 1024, 1024),
-  };
-}
 
 struct Operands {
   std::vector<NDArray> in;
