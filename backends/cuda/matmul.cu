@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "convert.h"
+#include "reference_keys.h"
 #include "cuda_common.cuh"
 #include "cuda_kernels.h"
 #include "elem_types.h"
@@ -83,10 +84,7 @@ KernelStatus matmul(const KernelCall& call) {
   return launched("matmul");
 }
 
-template KernelStatus matmul<ElemType::kInt8>(const KernelCall&);
-template KernelStatus matmul<ElemType::kInt32>(const KernelCall&);
-template KernelStatus matmul<ElemType::kFloat32>(const KernelCall&);
-template KernelStatus matmul<ElemType::kFloat64>(const KernelCall&);
+CVM_REFERENCE_MATMUL(CVM_INSTANTIATE_KERNEL)
 
 }  // namespace cuda
 }  // namespace kernel

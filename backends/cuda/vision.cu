@@ -10,6 +10,7 @@
 #include "cuda_common.cuh"
 #include "cuda_kernels.h"
 #include "params/vision.h"
+#include "vision_rules.h"
 
 namespace cvm {
 namespace kernel {
@@ -68,29 +69,8 @@ __global__ void get_valid_counts_kernel(TensorView x, TensorView count, TensorVi
   }
 }
 
-// Exact integer arithmetic wide enough for any int32 box (areas need 65 bits).
-__extension__ typedef __int128 Wide;
-
-__device__ inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-__device__ inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-
-// IoU of boxes a and b ([x1, y1, x2, y2], no +1) in percent, floored, as the scalar's
-// iou_percent: 0 when the union is <= 0, overlap / (union / 100) when overlap * 100 would
-// overflow int64.
-__device__ int64_t iou_percent(const int32_t* a, const int32_t* b) {
-  const int64_t w = max64(0, min64(a[2], b[2]) - max64(a[0], b[0]));
-  const int64_t h = max64(0, min64(a[3], b[3]) - max64(a[1], b[1]));
-  const Wide overlap = Wide{w} * h;
-  const Wide area_a = Wide{int64_t{a[2]} - a[0]} * (int64_t{a[3]} - a[1]);
-  const Wide area_b = Wide{int64_t{b[2]} - b[0]} * (int64_t{b[3]} - b[1]);
-  const Wide uni = area_a + area_b - overlap;
-  if (uni <= 0) return 0;
-  if (overlap > INT64_MAX / 100) {
-    const Wide coarse = uni / 100;
-    return coarse == 0 ? 0 : static_cast<int64_t>(overlap / coarse);
-  }
-  return static_cast<int64_t>(overlap * 100 / uni);
-}
+using vision_rules::iou_percent;
+using vision_rules::min64;
 
 // One block runs every batch item in turn (`order` holds N entries, reused per item). All
 // threads take every loop below the same number of times: the barriers need the whole block.

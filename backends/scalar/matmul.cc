@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "convert.h"
+#include "reference_keys.h"
 #include "elem_types.h"
 #include "scalar_kernels.h"
 
@@ -78,10 +79,7 @@ KernelStatus matmul(const KernelCall& call) {
   }
 }
 
-template KernelStatus matmul<ElemType::kInt8>(const KernelCall&);
-template KernelStatus matmul<ElemType::kInt32>(const KernelCall&);
-template KernelStatus matmul<ElemType::kFloat32>(const KernelCall&);
-template KernelStatus matmul<ElemType::kFloat64>(const KernelCall&);
+CVM_REFERENCE_MATMUL(CVM_INSTANTIATE_KERNEL)
 
 }  // namespace scalar
 }  // namespace kernel

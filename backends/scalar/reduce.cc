@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "convert.h"
+#include "reference_keys.h"
 #include "params/reduce.h"
 #include "scalar_kernels.h"
 
@@ -258,25 +259,7 @@ KernelStatus argmax(const KernelCall& call) {
   return KernelStatus::kDone;
 }
 
-#define CVM_INSTANTIATE(E)                                           \
-  template KernelStatus reduce_sum<ElemType::E>(const KernelCall&);  \
-  template KernelStatus reduce_mean<ElemType::E>(const KernelCall&); \
-  template KernelStatus reduce_max<ElemType::E>(const KernelCall&);  \
-  template KernelStatus reduce_min<ElemType::E>(const KernelCall&);  \
-  template KernelStatus argmax<ElemType::E>(const KernelCall&);
-CVM_INSTANTIATE(kInt8)
-CVM_INSTANTIATE(kInt16)
-CVM_INSTANTIATE(kInt32)
-CVM_INSTANTIATE(kInt64)
-CVM_INSTANTIATE(kUInt8)
-CVM_INSTANTIATE(kUInt16)
-CVM_INSTANTIATE(kUInt32)
-CVM_INSTANTIATE(kUInt64)
-CVM_INSTANTIATE(kFloat16)
-CVM_INSTANTIATE(kBFloat16)
-CVM_INSTANTIATE(kFloat32)
-CVM_INSTANTIATE(kFloat64)
-#undef CVM_INSTANTIATE
+CVM_REFERENCE_REDUCE(CVM_INSTANTIATE_KERNEL)
 
 }  // namespace scalar
 }  // namespace kernel

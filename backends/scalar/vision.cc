@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "scalar_kernels.h"
+#include "vision_rules.h"
 
 namespace cvm {
 namespace kernel {
@@ -27,27 +28,7 @@ void invalidate_rows(const TensorView& v, int64_t b, int64_t first) {
   }
 }
 
-// Exact integer arithmetic wide enough for any int32 box: areas of boxes with int32 corners
-// need 65 bits. Within the range where int64 does not overflow it equals the int64 formula.
-__extension__ typedef __int128 Wide;
-
-// IoU of boxes a and b ([x1, y1, x2, y2], area (x2 - x1) * (y2 - y1), no +1) in percent,
-// floored: overlap * 100 / union, 0 when the union is <= 0, and overlap / (union / 100) when
-// overlap * 100 would overflow int64 (the reference's rounding, spec section 5).
-int64_t iou_percent(const int32_t* a, const int32_t* b) {
-  const int64_t w = std::max<int64_t>(0, int64_t{std::min(a[2], b[2])} - std::max(a[0], b[0]));
-  const int64_t h = std::max<int64_t>(0, int64_t{std::min(a[3], b[3])} - std::max(a[1], b[1]));
-  const Wide overlap = Wide{w} * h;
-  const Wide area_a = Wide{int64_t{a[2]} - a[0]} * (int64_t{a[3]} - a[1]);
-  const Wide area_b = Wide{int64_t{b[2]} - b[0]} * (int64_t{b[3]} - b[1]);
-  const Wide uni = area_a + area_b - overlap;
-  if (uni <= 0) return 0;
-  if (overlap > INT64_MAX / 100) {
-    const Wide coarse = uni / 100;
-    return coarse == 0 ? 0 : static_cast<int64_t>(overlap / coarse);
-  }
-  return static_cast<int64_t>(overlap * 100 / uni);
-}
+using vision_rules::iou_percent;
 
 }  // namespace
 
