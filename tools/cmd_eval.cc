@@ -38,9 +38,11 @@ std::vector<int32_t> row_argmax(const NDArray& out) {
 
 int run_eval(const std::vector<std::string>& words) {
   Args args("eval", words,
-            {{"params"}, {"inputs"}, {"labels"}, {"predictions"}, {"backend"}, {"limit"}}, 1, 1);
+            {{"params"}, {"inputs"}, {"labels"}, {"predictions"}, {"backend"}, {"device"}, {"limit"}},
+            1, 1);
   if (!args.has("inputs")) throw UsageError("missing --inputs BATCH.npy");
   select_backend(args.get("backend"));
+  const SessionOptions options = session_options(args.get("device"), args.get("backend"));
   std::shared_ptr<const Model> model = load_model(args.positional()[0], args.get("params"));
   const TensorInfo& in = model->inputs().at(0);
   const bool quantized = !model->metadata().quantization.empty();
@@ -72,7 +74,7 @@ int run_eval(const std::vector<std::string>& words) {
     labels.assign(l.data_as<int32_t>(), l.data_as<int32_t>() + n);
   }
 
-  Session session(model);
+  Session session(model, options);
   XXH64_state_t* hash = XXH64_createState();
   XXH64_reset(hash, 0);
   std::vector<int32_t> predictions;
@@ -104,9 +106,9 @@ int run_eval(const std::vector<std::string>& words) {
     write_file(args.get("predictions"), to_npy(p));
   }
   char line[256];
-  std::snprintf(line, sizeof line, "%lld inputs in %.3f s (%.1f inputs/s, backend %s)\n",
+  std::snprintf(line, sizeof line, "%lld inputs in %.3f s (%.1f inputs/s, backend %s on %s)\n",
                 static_cast<long long>(n), took.count(), n / took.count(),
-                current_backend().c_str());
+                session.backend().c_str(), session.device().name().c_str());
   std::cout << "model:    " << args.positional()[0] << " ("
             << (quantized ? "quantized CVM" : in.dtype == DataType::Float(32) ? "float" : "CVM")
             << ")\n";
@@ -128,7 +130,7 @@ int run_eval(const std::vector<std::string>& words) {
 const Command kEvalCommand = {
     "eval", "run a model over a batch: top-1 accuracy, throughput and an output hash",
     "usage: cvmrt eval MODEL [--params P] --inputs BATCH.npy [--labels LABELS.npy]\n"
-    "                  [--predictions OUT.npy] [--limit N] [--backend B]\n"
+    "                  [--predictions OUT.npy] [--limit N] [--backend B | --device D]\n"
     "\n"
     "Runs MODEL once per input of BATCH and prints the throughput, the top-1 accuracy (the\n"
     "argmax of the last dimension of output 0, against LABELS) and an xxh64 hash of every\n"
@@ -140,7 +142,8 @@ const Command kEvalCommand = {
     "  --labels L.npy       int32 class ids, one per input\n"
     "  --predictions F.npy  write the argmax of each input (int32)\n"
     "  --limit N            only the first N inputs\n"
-    "  --backend B          kernels to use: auto, scalar, simd, ... (see cvmrt info)\n",
+    "  --backend B          kernels to use: auto, scalar, simd, ... (see cvmrt info)\n"
+    "  --device D           cpu (default), cuda or cuda:N: run on that GPU with the CUDA kernels\n",
     run_eval};
 
 }  // namespace cli

@@ -31,6 +31,15 @@ eval_model "$work/fashion_f32.cvmrt" --inputs "$work/t10k_images.npy" --backend 
 eval_model "$work/fashion_int8.cvmrt" --inputs "$work/t10k_images.npy"
 int8_top1="$(top1)"
 int8_hash="$(digest)"
+# Where a GPU is present (cvmrt info lists cuda:0), the CUDA backend gives both models' bits.
+if "$cvmrt" info | grep -q '^cuda:0: '; then
+  eval_model "$work/fashion_int8.cvmrt" --inputs "$work/t10k_images.npy" --device cuda
+  [ "$(digest)" = "$int8_hash" ] || { echo "FAIL: int8 on the GPU differs"; exit 1; }
+  eval_model "$work/fashion_f32.cvmrt" --inputs "$work/t10k_images.npy" --device cuda
+  [ "$(digest)" = "$float_hash" ] || { echo "FAIL: float32 on the GPU differs"; exit 1; }
+else
+  echo "GPU check skipped: $("$cvmrt" info | sed -n 's/^cuda: //p')"
+fi
 
 # The same int8 bits from the scalar reference and from the exported CVM JSON + legacy params
 # (fed the same integers: the float images quantized by the .cvmrt model's own metadata).
