@@ -400,17 +400,26 @@ SessionOptions session_options(const std::string& device, const std::string& bac
   if (!backend.empty()) throw UsageError("--backend applies to the CPU; --device " + device +
                                          " runs the device's own backend");
   const std::string kCuda = "cuda";
-  if (device.compare(0, kCuda.size(), kCuda) == 0) {
-    options.backend = kCuda;
-    if (device.size() == kCuda.size()) return options;
+  bool valid = device == kCuda;
+  if (!valid && device.compare(0, kCuda.size() + 1, kCuda + ":") == 0) {
     const std::string id = device.substr(kCuda.size() + 1);
-    if (device[kCuda.size()] == ':' && !id.empty() && id.size() <= 3 &&
-        id.find_first_not_of("0123456789") == std::string::npos) {
-      options.device_id = std::stoi(id);
-      return options;
-    }
+    valid = !id.empty() && id.size() <= 3 && id.find_first_not_of("0123456789") == std::string::npos;
+    if (valid) options.device_id = std::stoi(id);
   }
-  throw UsageError("--device must be cpu, cuda or cuda:N, found \"" + device + "\"");
+  if (!valid) throw UsageError("--device must be cpu, cuda or cuda:N, found \"" + device + "\"");
+  options.backend = kCuda;
+  // The machine's answer, not the command line's fault: a runtime error (exit 2) saying why,
+  // in builds without the CUDA backend too.
+  std::string why;
+  const int count = device_count(kDLCUDA, &why);
+  if (options.device_id >= count) {
+    CVM_RUNTIME_ERROR() << "--device " << device << ": no CUDA device cuda:" << options.device_id
+                        << ": "
+                        << (count == 0 ? why
+                                       : "this machine has " + std::to_string(count) +
+                                             " CUDA device" + (count == 1 ? "" : "s"));
+  }
+  return options;
 }
 
 namespace {
