@@ -37,6 +37,7 @@ struct CVMModel {
   std::shared_ptr<const cvm::Model> model;
   const char* backend = kPreferred;
   int device_id = 0;  // of a device backend's sessions (CVMAPILoadModel's device_id)
+  std::string quantization_json;  // CVMModelGetQuantization's answer, made at load
   cvm::SessionOptions session_options() const { return cvm::SessionOptions{backend, device_id}; }
   std::mutex mu;  // guards `idle`
   std::vector<std::unique_ptr<cvm::Session>> idle;
@@ -88,6 +89,18 @@ CVMModelHandle new_model(std::shared_ptr<const Model> model, const char* backend
   handle->model = std::move(model);
   handle->backend = backend;
   handle->device_id = device_id;
+  const Quantization& q = handle->model->metadata().quantization;
+  if (!q.empty()) {
+    nlohmann::json doc = {{"inputs", nlohmann::json::array()}, {"outputs", nlohmann::json::array()}};
+    for (const QuantizedTensor& t : q.inputs) {
+      doc["inputs"].push_back({{"name", t.name}, {"scale", t.scale}, {"precision", t.precision}});
+    }
+    for (const QuantizedTensor& t : q.outputs) {
+      doc["outputs"].push_back(
+          {{"name", t.name}, {"scale", t.scale}, {"tail", t.tail}, {"tail_axis", t.tail_axis}});
+    }
+    handle->quantization_json = doc.dump();
+  }
   return handle.release();
 }
 
@@ -344,6 +357,14 @@ extern "C" int CVMModelGetProducer(CVMModelHandle model, const char** producer) 
     const cvm::Model& m = *as_model(model, "CVMModelGetProducer")->model;
     require_not_null(producer, "CVMModelGetProducer", "producer");
     *producer = m.producer().c_str();
+  });
+}
+
+extern "C" int CVMModelGetQuantization(CVMModelHandle model, const char** json) {
+  return guard([&] {
+    const CVMModel* m = as_model(model, "CVMModelGetQuantization");
+    require_not_null(json, "CVMModelGetQuantization", "json");
+    *json = m->quantization_json.c_str();
   });
 }
 

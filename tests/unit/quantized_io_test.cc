@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cvm/c_api.h"
 #include "cvm/model_builder.h"
 #include "graph_test_util.h"
 
@@ -235,6 +236,37 @@ TEST_CASE("quant_io: the metadata survives the model file", "[quant_io]") {
   c.set_input_float("data", f32({2, 4}, kInput));
   c.run();
   for (size_t k = 0; k < 3; ++k) CHECK(t::bit_equal(a.output_float(k), c.output_float(k)));
+}
+
+TEST_CASE("quant_io: CVMModelGetQuantization gives the metadata as exact JSON", "[quant_io]") {
+  // A scale that needs all 17 digits: the JSON must parse back to the same double.
+  ModelBuilder b;
+  auto x = b.input({2, 4}, DataType::Int(32), 8);
+  b.set_outputs({b.add1("cvm_clip", "y", {x}, {{"precision", "8"}})});
+  cvm::ModelOptions opts;
+  const double scale = 0.1 + 0.2;
+  opts.metadata.quantization.inputs = {{"data", scale, 8, "", -1}};
+  opts.metadata.quantization.outputs = {{"y", 1.0 / 3.0, 0, "softmax", 1}};
+  const std::vector<uint8_t> bytes = b.build(opts)->save();
+  CVMModelHandle h = nullptr;
+  REQUIRE(CVMModelLoadBytes(bytes.data(), bytes.size(), &h) == 0);
+  const char* text = nullptr;
+  REQUIRE(CVMModelGetQuantization(h, &text) == 0);
+  const nlohmann::json q = nlohmann::json::parse(text);
+  CHECK(q.at("inputs").at(0).at("name") == "data");
+  CHECK(q.at("inputs").at(0).at("scale").get<double>() == scale);
+  CHECK(q.at("inputs").at(0).at("precision") == 8);
+  CHECK(q.at("outputs").at(0).at("scale").get<double>() == 1.0 / 3.0);
+  CHECK(q.at("outputs").at(0).at("tail") == "softmax");
+  CHECK(q.at("outputs").at(0).at("tail_axis") == 1);
+  CHECK(CVMModelGetQuantization(h, nullptr) == CVM_STATUS_LOGIC_ERROR);
+  CVMModelFree(h);
+  // A model without the metadata: "".
+  const std::vector<uint8_t> plain = float_model()->save();
+  REQUIRE(CVMModelLoadBytes(plain.data(), plain.size(), &h) == 0);
+  REQUIRE(CVMModelGetQuantization(h, &text) == 0);
+  CHECK(std::string(text).empty());
+  CVMModelFree(h);
 }
 
 // Not run by ctest on its own (hidden): tests/cli's quantized_io scenario runs it to get its

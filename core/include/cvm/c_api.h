@@ -327,6 +327,13 @@ CVM_DLL int CVMModelGetPostprocess(CVMModelHandle model, const char** postproces
  * written before cvmrt 0.2.0, models imported from CVM JSON). NUL-terminated, owned by the model
  * (valid while the handle lives). */
 CVM_DLL int CVMModelGetProducer(CVMModelHandle model, const char** producer);
+/* A quantized model's float interface (the quantizer's metadata, Model::metadata().quantization)
+ * as JSON text in *json, NUL-terminated, owned by the model (valid while the handle lives):
+ * {"inputs":[{"name":..,"scale":..,"precision":..}],
+ *  "outputs":[{"name":..,"scale":..,"tail":"softmax"|"sigmoid"|"","tail_axis":..}]}
+ * with every scale printed exactly (it parses back to the same double); "" for a model that is
+ * not quantized. */
+CVM_DLL int CVMModelGetQuantization(CVMModelHandle model, const char** json);
 CVM_DLL int CVMModelNumInputs(CVMModelHandle model, int* num);   /* always 1: "data" */
 CVM_DLL int CVMModelNumOutputs(CVMModelHandle model, int* num);  /* the graph heads */
 /* Input or output `index`: its name, rank, extents (*ndim int64 values) and precision (bits,
