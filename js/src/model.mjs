@@ -1,5 +1,6 @@
 // CvmModel: a loaded, verified model (the CVMModel* / CVMSession* calls of c_api.h).
 import { asBytes } from './params.mjs';
+import { parseQuantization, quantizeValues } from './quant.mjs';
 import { CvmLogicError, CvmRuntimeError } from './shared.mjs';
 
 const encoder = new TextEncoder();
@@ -123,6 +124,12 @@ export class CvmModel {
     n.call('CVMModelGetProducer', this._h, s);
     /** The library that wrote the model file ("cvmrt 0.2.0"); "" when unknown. */
     this.producer = n.string(n.u32(s));
+    n.call('CVMModelGetQuantization', this._h, s);
+    /**
+     * A quantized model's float interface (the quantizer's metadata), or null:
+     * { inputs: [{ name, scale, precision }], outputs: [{ name, scale, tail, tailAxis }] }.
+     */
+    this.quantization = parseQuantization(n.string(n.u32(s)));
   }
 
   get handle() {
@@ -135,8 +142,10 @@ export class CvmModel {
   /**
    * Runs the model. `inputs`: { [input name]: array } (an int8 or int32 array of the input's
    * shape, or data array() accepts, e.g. an Int8Array of the right size, which takes the
-   * input's shape). Returns { [output name]: array } — new arrays (int32 for integer models,
-   * float32 for float ones) in the order of `model.outputs`, keyed as `model.outputs[i].key`.
+   * input's shape). A quantized model also takes float32 (a Float32Array or a float32 array),
+   * quantized by its metadata as the native set_input_float does. Returns
+   * { [output name]: array } — new arrays (int32 for integer models, float32 for float ones)
+   * in the order of `model.outputs`, keyed as `model.outputs[i].key`.
    */
   run(inputs) {
     const n = this._cvm.native;
@@ -154,7 +163,12 @@ export class CvmModel {
           throw new CvmLogicError(`run(): the model has no input "${name}" (inputs: ${this.inputs.map((i) => i.name).join(', ')})`);
         }
         let arr = value;
-        if (!(value && value._rec && value._rec.kind === 'array')) {
+        const isArray = value && value._rec && value._rec.kind === 'array';
+        const q = this.quantization && this.quantization.inputs.find((i) => i.name === name);
+        if (q && (value instanceof Float32Array || (isArray && value.dtype === 'float32'))) {
+          arr = this._cvm.array(this._quantize(value, info, q), { shape: info.shape });
+          temps.push(arr);
+        } else if (!isArray) {
           const dtype = value instanceof Int8Array ? 'int8' : value instanceof Float32Array ? 'float32' : 'int32';
           // A flat typed or JS array takes the input's shape; nested arrays keep their own.
           const flat = ArrayBuffer.isView(value) || (Array.isArray(value) && !Array.isArray(value[0]));
@@ -179,6 +193,54 @@ export class CvmModel {
     } finally {
       for (const t of temps) t.dispose();
     }
+  }
+
+  /** @internal The integers a float32 input stands for (Model::quantize_input). */
+  _quantize(value, info, q) {
+    const what = `run(): input "${info.name}"`;
+    const values = value instanceof Float32Array ? value : value.toTypedArray();
+    const want = info.shape.reduce((a, b) => a * b, 1);
+    if (values.length !== want || (!(value instanceof Float32Array) && value.shape.join() !== info.shape.join())) {
+      const got = value instanceof Float32Array ? `${values.length} values` : `shape (${value.shape.join(', ')})`;
+      throw new CvmLogicError(`${what}: expected shape (${info.shape.join(', ')}), found ${got}`);
+    }
+    return quantizeValues(values, q, what);
+  }
+
+  /**
+   * A quantized model's outputs as floats (Session::output_float): each int32 q of run()'s
+   * `outputs` becomes q / scale (in double, rounded once to float32), then the output's tail
+   * ("softmax" along tailAxis or "sigmoid") runs as the float32 operator. Returns new float32
+   * arrays keyed as run()'s result; `outputs` stay as they are.
+   */
+  dequantize(outputs) {
+    const q = this.quantization;
+    if (!q) throw new CvmLogicError('dequantize(): this model is not quantized (it has no quantization metadata)');
+    const cvm = this._cvm;
+    const result = {};
+    try {
+      this.outputs.forEach((o, i) => {
+        const ints = outputs && outputs[o.key];
+        if (!(ints && ints._rec && ints._rec.kind === 'array' && ints.dtype === 'int32')) {
+          throw new CvmLogicError(`dequantize(): expected run()'s int32 output "${o.key}"`);
+        }
+        const t = q.outputs[i];
+        const src = ints.toTypedArray();
+        const f = new Float32Array(src.length);
+        for (let k = 0; k < src.length; k++) f[k] = src[k] / t.scale;
+        let out = cvm.array(f, { shape: [...ints.shape] });
+        if (t.tail) {
+          const tail = t.tail === 'softmax' ? cvm.op('softmax', [out], { axis: t.tailAxis }) : cvm.op(t.tail, [out]);
+          out.dispose();
+          out = tail;
+        }
+        result[o.key] = out;
+      });
+    } catch (e) {
+      for (const a of Object.values(result)) a.dispose();
+      throw e;
+    }
+    return result;
   }
 
   /**

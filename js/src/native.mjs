@@ -16,7 +16,8 @@ const MODEL_FUNCS = [
   'CVMModelGetMemory', 'CVMModelGetByteLengths', 'CVMModelGetPostprocess', 'CVMModelNumInputs',
   'CVMModelNumOutputs', 'CVMModelGetInputInfo', 'CVMModelGetOutputInfo', 'CVMModelInferBytes',
   'CVMSessionCreate', 'CVMSessionFree', 'CVMSessionSetInput', 'CVMSessionRun',
-  'CVMSessionGetOutput', 'CVMAPIGetVersion', 'CVMModelGetProducer', 'CVMSessionGetKernelPlan',
+  'CVMSessionGetOutput', 'CVMAPIGetVersion', 'CVMModelGetProducer', 'CVMModelGetQuantization',
+  'CVMSessionGetKernelPlan',
 ];
 const OPTIONAL = ['CVMGetBuildHash'];
 

@@ -189,7 +189,14 @@ export interface ModelIO {
   readonly precision: number;
 }
 
-/** A loaded, verified model (made by cvm.loadModel). */
+/** The float interface of a quantized model (the quantizer's metadata, CVMModelGetQuantization). */
+export interface Quantization {
+  /** A float x is fed as clamp(round(x * scale), +-(2^(precision-1)-1)), halves away from zero. */
+  readonly inputs: readonly { readonly name: string; readonly scale: number; readonly precision: number }[];
+  /** An integer q stands for q / scale, then `tail` ("", "softmax" along tailAxis, "sigmoid"). */
+  readonly outputs: readonly { readonly name: string; readonly scale: number; readonly tail: string; readonly tailAxis: number }[];
+}
+
 /** One kernel call of a node: its chain of kernel-table entries (CvmModel.kernelPlan()). */
 export interface KernelChain {
   /** The kernel op requested, e.g. "conv2d", "copy". */
@@ -213,6 +220,7 @@ export interface KernelPlan {
   nodes: { node: string; op: string; chains: KernelChain[] }[];
 }
 
+/** A loaded, verified model (made by cvm.loadModel). */
 export interface CvmModel extends Disposable {
   /** Spec section 6: total = ops + mem. */
   readonly cost: { readonly ops: number; readonly mem: number; readonly total: number };
@@ -228,12 +236,20 @@ export interface CvmModel extends Disposable {
   readonly producer: string;
   readonly inputs: readonly ModelIO[];
   readonly outputs: readonly ModelIO[];
+  /** A quantized model's float interface (the quantizer's metadata); null for other models. */
+  readonly quantization: Quantization | null;
   readonly disposed: boolean;
   /**
    * Runs the model; returns new arrays (int32; float32 for float models) keyed by output
-   * name (`outputs[i].key`), in the order of `outputs`.
+   * name (`outputs[i].key`), in the order of `outputs`. A quantized model also takes float32
+   * input (a Float32Array or a float32 array), quantized by `quantization`.
    */
   run(inputs: { [name: string]: ArrayLike }): { [key: string]: CvmArray };
+  /**
+   * A quantized model's run() outputs as new float32 arrays: q / scale (in double, rounded once
+   * to float32), then the output's tail; as the native output_float and `cvmrt run --dequantize`.
+   */
+  dequantize(outputs: { [key: string]: CvmArray }): { [key: string]: CvmArray };
   /** CVMAPIInference: input bytes in (int8, or int32 LE), spec section 7 output bytes out. */
   infer(input: Bytes): Uint8Array;
   /**

@@ -1,6 +1,6 @@
 // Compiled by test/types.test.mjs (tsc --noEmit): the hand-written types must accept this.
 import { init, simdSupported, CvmLogicError, CvmRuntimeError } from 'cvmrt';
-import type { Cvm, CvmArray, CvmModel, DType, InitOptions, KernelPlan, MemoryInfo } from 'cvmrt';
+import type { Cvm, CvmArray, CvmModel, DType, InitOptions, KernelPlan, MemoryInfo, Quantization } from 'cvmrt';
 
 export async function main(bytes: Uint8Array, graph: string, params: Uint8Array): Promise<number> {
   const options: InitOptions = { variant: simdSupported() ? 'simd' : 'plain', debug: true };
@@ -44,6 +44,9 @@ export async function main(bytes: Uint8Array, graph: string, params: Uint8Array)
   const result: { [key: string]: CvmArray } = model.run({ data: new Int8Array(model.byteLengths.input) });
   const head: CvmArray | undefined = result[model.outputs[0].key];
   const producer: string = fromFile.producer;
+  const quant: Quantization | null = fromFile.quantization;
+  const inScale: number | undefined = quant?.inputs[0].scale;
+  const floats: { [key: string]: CvmArray } = fromFile.dequantize(fromFile.run({ data: new Float32Array(784) }));
   const raw: Uint8Array = model.infer(new Int8Array(784));
   const plan: KernelPlan = model.kernelPlan();
   const firstRan: string = plan.nodes[0].chains[0].lastRan;
@@ -64,6 +67,6 @@ export async function main(bytes: Uint8Array, graph: string, params: Uint8Array)
   dict.forEach((v) => v.dispose());
   model.dispose();
   fromFile[Symbol.dispose]();
-  void [variant, version, shape, dtype, copy, view, bytesOut, cost, raw, mem, compact, head, producer];
+  void [variant, version, shape, dtype, copy, view, bytesOut, cost, raw, mem, compact, head, producer, inScale, floats];
   return total;
 }
