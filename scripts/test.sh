@@ -5,6 +5,7 @@
 #                    libFuzzer targets (tests/fuzz) for a short fixed budget each
 #   build-tsan/  the threaded suites under -fsanitize=thread
 #   build-wasm-{simd,plain}/  the WebAssembly variants, then the npm package's suites (js/)
+#   demo/        the in-browser demos on the packed package, tested in headless Chromium
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -48,6 +49,15 @@ echo "== WebAssembly builds (Catch2 suite under node) and the npm package"
   npm run build -- --wasm-tests
   npm test
   npm pack --pack-destination ../build
+)
+
+echo "== in-browser demos (demo/: the packed cvmrt tarball, Vite, headless Chromium)"
+# npm test: prepare.py (quantized models, bundled inputs, the native CLI's results), vite build
+# with the per-page weight budgets, then Playwright against the production build, simd and plain.
+(
+  cd demo
+  npm install --no-audit --no-fund
+  npm test
 )
 
 echo "== main job"

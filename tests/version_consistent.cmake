@@ -1,4 +1,6 @@
-# The version.consistent test: VERSION, js/package.json's "version" and `cvmrt --version` agree.
+# The version.consistent test: VERSION, js/package.json's "version", `cvmrt --version` and the
+# demo's dependency on the packed tarball (demo/package.json: file:../build/cvmrt-VERSION.tgz)
+# agree.
 #   cmake -DSOURCE_DIR=<repository> -DCLI=<the cvmrt tool> -P version_consistent.cmake
 cmake_minimum_required(VERSION 3.25)
 file(STRINGS "${SOURCE_DIR}/VERSION" version)
@@ -17,4 +19,10 @@ if(NOT version STREQUAL npm_version OR NOT version STREQUAL cli_version)
   message(FATAL_ERROR "versions disagree: VERSION \"${version}\", js/package.json "
                       "\"${npm_version}\", cvmrt --version \"${cli_version}\"")
 endif()
-message(STATUS "version ${version}: VERSION, js/package.json and cvmrt --version agree")
+file(READ "${SOURCE_DIR}/demo/package.json" demo)
+string(JSON demo_dep ERROR_VARIABLE json_error GET "${demo}" dependencies cvmrt)
+if(NOT demo_dep STREQUAL "file:../build/cvmrt-${version}.tgz")
+  message(FATAL_ERROR "demo/package.json depends on \"${demo_dep}\", expected "
+                      "\"file:../build/cvmrt-${version}.tgz\" (the tarball of this version)")
+endif()
+message(STATUS "version ${version}: VERSION, js/package.json, cvmrt --version and the demo agree")
