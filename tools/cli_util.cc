@@ -410,14 +410,10 @@ SessionOptions session_options(const std::string& device, const std::string& bac
   options.backend = kCuda;
   // The machine's answer, not the command line's fault: a runtime error (exit 2) saying why,
   // in builds without the CUDA backend too.
-  std::string why;
-  const int count = device_count(kDLCUDA, &why);
-  if (options.device_id >= count) {
+  const std::string why = device_unavailable_reason(Device::cuda(options.device_id));
+  if (!why.empty()) {
     CVM_RUNTIME_ERROR() << "--device " << device << ": no CUDA device cuda:" << options.device_id
-                        << ": "
-                        << (count == 0 ? why
-                                       : "this machine has " + std::to_string(count) +
-                                             " CUDA device" + (count == 1 ? "" : "s"));
+                        << ": " << why;
   }
   return options;
 }

@@ -62,13 +62,9 @@ const char* backend_for_device(int device_type, int device_id) {
       return kScalar;
     case CVM_MODEL_DEVICE_CUDA: {
       // The environment's answer, not the caller's fault: a runtime error either way.
-      std::string why;
-      const int count = device_count(kDLCUDA, &why);
-      CHECK(count > 0) << "CVMAPILoadModel: device_type 1: no CUDA device cuda:" << device_id
-                       << ": " << why;
-      CHECK(device_id < count) << "CVMAPILoadModel: device_type 1: no CUDA device cuda:"
-                               << device_id << ": this machine has " << count << " CUDA device"
-                               << (count == 1 ? "" : "s");
+      const std::string why = device_unavailable_reason(Device::cuda(device_id));
+      CHECK(why.empty()) << "CVMAPILoadModel: device_type 1: no CUDA device cuda:" << device_id
+                         << ": " << why;
       return kCuda;
     }
     default:

@@ -16,19 +16,29 @@ thread_local void* t_stream = nullptr;
 
 struct Availability {
   int count = 0;
-  std::string why;
+  std::string why;  // when count is 0
 };
 
-// Asked once per process: the driver's answer does not change while it runs.
-const Availability& availability(const kernel::DeviceApi& api) {
-  static std::once_flag once;
-  static Availability a;
-  std::call_once(once, [&api] {
-    char why[512] = {0};
-    a.count = api.device_count(why, sizeof why);
-    a.why = why;
-  });
-  return a;
+// The devices of `type` and why there are none, asked of its runtime once per process (the
+// driver's answer does not change while it runs); for a type this build has no runtime for, 0
+// and why. kDLCPU is not asked.
+const Availability& availability(DLDeviceType type) {
+#ifdef CVMRT_HAVE_BACKEND_CUDA
+  if (type == kDLCUDA) {
+    static std::once_flag once;
+    static Availability cuda;
+    std::call_once(once, [] {
+      char why[512] = {0};
+      cuda.count = kernel::kCudaDeviceApi.device_count(why, sizeof why);
+      cuda.why = why;
+    });
+    return cuda;
+  }
+#endif
+  static const Availability no_cuda{0, "this build has no CUDA backend (nvcc was not found at "
+                                       "build time, or CVMRT_CUDA=OFF)"};
+  static const Availability unknown{0, "this build supports no such device type"};
+  return type == kDLCUDA ? no_cuda : unknown;
 }
 
 }  // namespace
@@ -47,11 +57,8 @@ const kernel::DeviceApi* api_of(Device d) {
 const kernel::DeviceApi* require(Device d) {
   const kernel::DeviceApi* api = api_of(d);
   if (api == nullptr) return nullptr;
-  const Availability& a = availability(*api);
-  CHECK(a.count > 0) << "device " << d.name() << " is not available: " << a.why;
-  CHECK(d.id >= 0 && d.id < a.count) << "device " << d.name() << " does not exist: this machine has "
-                                     << a.count << " " << api->name << " device"
-                                     << (a.count == 1 ? "" : "s");
+  const std::string why = device_unavailable_reason(d);
+  CHECK(why.empty()) << "device " << d.name() << " is not available: " << why;
   return api;
 }
 
@@ -135,26 +142,19 @@ void synchronize(Device d) {
 
 int device_count(DLDeviceType type, std::string* why) {
   if (type == kDLCPU) return 1;
-#ifdef CVMRT_HAVE_BACKEND_CUDA
-  if (type == kDLCUDA) {
-    char reason[512] = {0};
-    static std::once_flag once;
-    static int count = 0;
-    static std::string text;
-    std::call_once(once, [&reason] {
-      count = kernel::kCudaDeviceApi.device_count(reason, sizeof reason);
-      text = reason;
-    });
-    if (why != nullptr) *why = text;
-    return count;
-  }
-#endif
-  if (why != nullptr) {
-    *why = type == kDLCUDA ? "this build has no CUDA backend (nvcc was not found at build time, "
-                             "or CVMRT_CUDA=OFF)"
-                           : "this build supports no such device type";
-  }
-  return 0;
+  const device::Availability& a = device::availability(type);
+  if (why != nullptr) *why = a.count == 0 ? a.why : std::string();
+  return a.count;
+}
+
+std::string device_unavailable_reason(Device d) {
+  if (d.is_cpu()) return d.id == 0 ? "" : "the CPU is device 0 only";
+  const device::Availability& a = device::availability(d.type);
+  if (a.count == 0) return a.why;
+  if (d.id >= 0 && d.id < a.count) return "";
+  const std::string kind = d.type == kDLCUDA ? "CUDA" : "such";
+  return "it does not exist: this machine has " + std::to_string(a.count) + " " + kind +
+         " device" + (a.count == 1 ? "" : "s");
 }
 
 void synchronize(Device d) { device::synchronize(d); }

@@ -17,7 +17,6 @@
 #include "container.h"
 #include "cvm/check.h"
 #include "cvm/ndarray.h"
-#include "device_runtime.h"
 #include "dlpack_internal.h"
 
 namespace cvm {
@@ -72,12 +71,9 @@ NDArray wrap_dltensor(const DLTensor& t, std::shared_ptr<const void> keepalive, 
       << int(t.device.device_type);
   const Device device = Device::from_dl(t.device);
   if (!device.is_cpu()) {  // memory of a device this process must be able to use
-    std::string why;
-    const int count = device_count(device.type, &why);
-    VERIFY(device.id >= 0 && device.id < count)
-        << what << ": a tensor on " << device.name() << " (device_type "
-        << int(t.device.device_type) << "), which this process cannot use: "
-        << (count == 0 ? why : "it has " + std::to_string(count) + " such devices");
+    const std::string why = device_unavailable_reason(device);
+    VERIFY(why.empty()) << what << ": a tensor on " << device.name() << " (device_type "
+                        << int(t.device.device_type) << "), which this process cannot use: " << why;
   }
   VERIFY(t.ndim >= 0 && t.ndim <= capi::kMaxDims)
       << what << ": ndim must be in 0.." << capi::kMaxDims << ", got " << t.ndim;

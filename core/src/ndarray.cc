@@ -291,10 +291,10 @@ NDArray NDArray::copy() const {
 NDArray NDArray::to(Device target) const {
   if (device() == target) return *this;
   const NDArray src = contiguous();  // on its own device
-  NDArray out = empty(shape(), dtype(), target);
   if (!target.is_cpu() && !src.device().is_cpu()) {  // two devices: through the host
     return src.to(Device::cpu()).to(target);
   }
+  NDArray out = empty(shape(), dtype(), target);
   device::copy_bytes(out.mutable_data(), target, src.data(), src.device(), nbytes());
   return out;
 }

@@ -22,11 +22,6 @@ using cvm::test::input_bytes;
 using cvm::test::load_case;
 using cvm::test::ModelCase;
 
-const char* const kModels[] = {"argmax",       "broadcast",  "chain",     "dense_bias",
-                               "dense_nobias", "dense_v110", "detection", "detection_single_head",
-                               "elementwise",  "mlp",        "nn",        "reduce",
-                               "transform"};
-
 std::string last_error() { return CVMGetLastError(); }
 
 // A CVMAPILoadModel net that frees itself.
@@ -58,7 +53,7 @@ std::vector<int64_t> expected_bytes_values(const ModelCase& c) {
 }  // namespace
 
 TEST_CASE("CVMAPI calls reproduce every tests/models case", "[cvmapi]") {
-  for (const char* name : kModels) {
+  for (const char* name : cvm::test::kModelCases) {
     for (int device : {CVM_MODEL_DEVICE_CPU, CVM_MODEL_DEVICE_REFERENCE}) {
       DYNAMIC_SECTION(name << " on device " << device) {
         const ModelCase c = load_case(name);
@@ -96,7 +91,7 @@ TEST_CASE("CVMAPI calls reproduce every tests/models case", "[cvmapi]") {
 }
 
 TEST_CASE("CVMModel and CVMSession calls reproduce every tests/models case", "[cvmapi]") {
-  for (const char* name : kModels) {
+  for (const char* name : cvm::test::kModelCases) {
     DYNAMIC_SECTION(name) {
       const ModelCase c = load_case(name);
       std::vector<uint8_t> params = c.params(cvm::ParamFormat::kCvmrt);

@@ -46,12 +46,6 @@ bool cuda_compiled() {
   return std::find(b.begin(), b.end(), "cuda") != b.end();
 }
 
-const char* const kModelCases[] = {"argmax",     "broadcast",   "chain",
-                                   "dense_bias", "dense_nobias", "dense_v110",
-                                   "detection",  "detection_single_head",
-                                   "elementwise", "mlp",        "nn",
-                                   "reduce",     "transform"};
-
 std::string last_error() { return CVMGetLastError(); }
 
 }  // namespace
@@ -205,7 +199,7 @@ TEST_CASE("cuda: the allocator counts, limits and reports out of memory", "[cuda
 
 TEST_CASE("cuda: every example model gives the CPU's bits and cost on the GPU", "[cuda][graph]") {
   if (!have_gpu()) return;
-  for (const char* name : kModelCases) {
+  for (const char* name : t::kModelCases) {
     INFO(name);
     const t::ModelCase c = t::load_case(name);
     const auto model = c.load();

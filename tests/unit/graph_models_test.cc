@@ -14,20 +14,6 @@ namespace t = cvm::test;
 
 namespace {
 
-const char* const kModels[] = {"dense_nobias",
-                               "dense_bias",
-                               "dense_v110",
-                               "elementwise",
-                               "broadcast",
-                               "reduce",
-                               "nn",
-                               "transform",
-                               "detection",
-                               "argmax",
-                               "mlp",
-                               "chain",
-                               "detection_single_head"};
-
 void check_case(const t::ModelCase& c, const std::shared_ptr<const Model>& model) {
   INFO("model " << c.name);
   const auto& spec = c.spec;
@@ -74,7 +60,7 @@ void check_case(const t::ModelCase& c, const std::shared_ptr<const Model>& model
 }  // namespace
 
 TEST_CASE("hand-built models give the hand-computed outputs, precisions and cost", "[graph]") {
-  for (const char* name : kModels) {
+  for (const char* name : t::kModelCases) {
     const t::ModelCase c = t::load_case(name);
     SECTION(std::string(name) + " (legacy params)") { check_case(c, c.load(ParamFormat::kLegacy)); }
     SECTION(std::string(name) + " (cvmrt params)") { check_case(c, c.load(ParamFormat::kCvmrt)); }

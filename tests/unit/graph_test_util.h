@@ -89,6 +89,14 @@ inline NDArray lenet_input(const Model& lenet) {
   return NDArray::from_bytes(in.data(), in.size(), lenet.inputs()[0].shape, DataType::Int(8));
 }
 
+// Every hand-built model case of tests/models (NAME.json + NAME.case.json): together they cover
+// every operator family (elementwise, broadcast, reduce, transform, nn, vision with detection
+// output, argmax).
+constexpr const char* kModelCases[] = {"argmax",       "broadcast",  "chain",     "dense_bias",
+                                       "dense_nobias", "dense_v110", "detection",
+                                       "detection_single_head",      "elementwise",
+                                       "mlp",          "nn",         "reduce",    "transform"};
+
 inline ModelCase load_case(const std::string& name) {
   ModelCase c;
   c.name = name;

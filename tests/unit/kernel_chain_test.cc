@@ -59,9 +59,7 @@ TEST_CASE("kernel chains: a session's runs do no registry lookups", "[graph][ker
 TEST_CASE("kernel chains: no operator looks a kernel up while a session runs", "[graph][kernels]") {
   // Every operator family of the hand-built models (elementwise, broadcast, reduce, transform,
   // nn, vision with detection output, argmax), on every compiled backend.
-  for (const char* name : {"argmax", "broadcast", "chain", "dense_bias", "dense_nobias",
-                           "dense_v110", "detection", "detection_single_head", "elementwise",
-                           "mlp", "nn", "reduce", "transform"}) {
+  for (const char* name : t::kModelCases) {
     const t::ModelCase c = t::load_case(name);
     const auto model = c.load();
     const NDArray x = c.input();

@@ -30,6 +30,11 @@ struct CVM_EXPORT Device {
 // found no usable device: cudaErrorInsufficientDriver ..."). Asked once per process.
 CVM_EXPORT int device_count(DLDeviceType type, std::string* why = nullptr);
 
+// Why `device` cannot be used by this process, "" when it can: device_count's reason when there
+// are none of its kind, or "it does not exist: this machine has 2 CUDA devices" for an id past
+// the last. Never throws, whatever the build.
+CVM_EXPORT std::string device_unavailable_reason(Device device);
+
 // One line about a device: "cpu", or for a GPU its name, architecture and memory
 // ("NVIDIA H100 80GB HBM3, sm_90, 79.1 GiB, 132 SMs"). RuntimeError when it is unavailable.
 CVM_EXPORT std::string describe_device(Device device);

@@ -148,9 +148,9 @@ void Session::State::write_input(const void* src, bool int8, int64_t count) {
       }
     }
   }
-  if (!device.is_cpu()) {
+  if (!device.is_cpu()) {  // the entry is a compact slice of the arena: one copy over
     device::ScopedStream on(device, stream.get());
-    entries[eid].copy_from(target);
+    entries[eid].copy_from_bytes(target.data(), target.nbytes());
   }
   input_set = true;
   ran = false;
