@@ -4,7 +4,8 @@
 # best, wasm plain, wasm simd, time ratios, output checksums equal) and the package sizes; then
 # bench/wasm_ort_bench.mjs: the int8 ResNet-18/MobileNet-v1 layers of conv_bench as CVM models
 # against onnxruntime-web in the same Node process (ratios, GOPS, % of the SIMD128 dot peak,
-# plain/simd) and the startup times.
+# plain/simd) and the startup times in Node; then bench/wasm_startup_browser.mjs: the startup
+# times in headless Chromium (where /usr/bin/chromium and js/node_modules/playwright-core exist).
 #
 #   bench/run_wasm_bench.sh [--quick] [--filter SUBSTRING] [--clock cpu|wall] [--no-ort]
 #
@@ -83,5 +84,10 @@ if [[ $ORT -eq 1 ]]; then
       --filter "$FILTER" "${QUICK[@]}" \
       --startup-model "$ROOT/examples/models/lenet.json,$ROOT/examples/models/lenet.params"
   fi
+fi
+if [[ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" && -d "$ROOT/js/node_modules/playwright-core" ]]; then
+  node "$ROOT/bench/wasm_startup_browser.mjs" --runs "$([[ " ${ARGS[*]} " == *" --quick "* ]] && echo 3 || echo 7)"
+else
+  echo "== skipping the Chromium startup times: no chromium or no js/node_modules/playwright-core"
 fi
 echo "== load after: $(uptime)"
