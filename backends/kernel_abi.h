@@ -178,7 +178,7 @@ struct KernelEntry {
 
 // A backend: its name, its kernels, and whether it can run on this machine at all.
 struct BackendTable {
-  const char* name;              // "scalar", "simd", "wasm", "cuda"
+  const char* name;              // "scalar", "simd", "wasm", "cuda", "portable"
   const KernelEntry* entries;    // `count` lines
   size_t count;
   uint32_t (*cpu_features)();    // features usable on this machine, after the CVMRT_ISA cap
@@ -198,6 +198,7 @@ extern const BackendTable kScalarBackend;
 extern const BackendTable kSimdBackend;
 extern const BackendTable kWasmBackend;  // WebAssembly SIMD128 (the simd wasm module only)
 extern const BackendTable kCudaBackend;  // NVIDIA GPUs (when nvcc was found at build time)
+extern const BackendTable kPortableBackend;  // plain C++ GEMMs (native, and the plain wasm module)
 
 // ---- POD parameter structs shared by every backend's kernels of a family ----
 

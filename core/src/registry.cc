@@ -92,6 +92,9 @@ class Registry {
 #ifdef CVMRT_HAVE_BACKEND_CUDA
     backends_.push_back(&kernel::kCudaBackend);
 #endif
+#ifdef CVMRT_HAVE_BACKEND_PORTABLE
+    backends_.push_back(&kernel::kPortableBackend);
+#endif
     backends_.push_back(&kernel::kScalarBackend);
     by_op_.resize(backends_.size());
     for (size_t i = 0; i < backends_.size(); ++i) {

@@ -1,0 +1,28 @@
+// Declarations of the portable kernels listed in portable_table.cc, and the helpers they share.
+//
+// Every kernel equals the scalar reference (backends/scalar) bit for bit, and returns
+// KernelStatus::kDone, or kDeclined, having written nothing, when the op layer lends no scratch
+// for its packed operands (or an output layout it does not index): the op layer then runs the
+// next entry of the node's chain, the scalar reference last.
+#pragma once
+
+#include "kernel_abi.h"
+
+namespace cvm {
+namespace kernel {
+namespace portable {
+
+// ---- nn (conv2d.cc, dense.cc): int32, views and params of params/nn.h ----
+KernelStatus conv2d_i32__portable(const KernelCall& call);  // Conv2dParams; x, w[, bias]
+KernelStatus dense_i32__portable(const KernelCall& call);   // DenseParams (optional); x, w[, bias]
+
+// ---- helpers ----
+// Whether every element of the int32 view `v` is in [-128, 127] (range.cc).
+bool fits_int8(const TensorView& v);
+// conv2d with one input channel per group (depthwise, any channel multiplier), direct
+// (depthwise.cc); false when it declines.
+bool conv2d_depthwise(const KernelCall& call);
+
+}  // namespace portable
+}  // namespace kernel
+}  // namespace cvm

@@ -1,0 +1,24 @@
+// The portable backend's kernel table: one line per kernel. For ops and dtypes it lacks, and
+// calls its kernels decline, a node's chain falls back to the scalar reference.
+#include "kernel_abi.h"
+#include "portable_kernels.h"
+
+namespace cvm {
+namespace kernel {
+namespace {
+
+using E = ElemType;
+namespace p = portable;
+
+const KernelEntry kEntries[] = {
+    {"conv2d_i32__portable", "conv2d", E::kInt32, p::conv2d_i32__portable, kCpuNone},
+    {"dense_i32__portable", "dense", E::kInt32, p::dense_i32__portable, kCpuNone},
+};
+
+}  // namespace
+
+extern const BackendTable kPortableBackend = {
+    "portable", kEntries, sizeof(kEntries) / sizeof(kEntries[0]), nullptr, 1 /* kDLCPU */};
+
+}  // namespace kernel
+}  // namespace cvm
