@@ -1,5 +1,6 @@
-// SIMD128 int32 kernels of the CVM nn family: conv2d (a GEMM over int16 pairs of a padded,
-// channel-paired copy of x in lent scratch, or direct), dense and max_pool2d.
+// SIMD128 int32 kernels of the CVM nn family: conv2d and dense (the int16-pair GEMMs of
+// gemm_simd128.cc when the operands fit int16, else the exact i32x4.mul paths here) and
+// max_pool2d.
 //
 // Exactness. The reference accumulates int32 products with two's-complement wrapping, i.e.
 // modulo 2^32, where any summation order gives the same bits. Two multiply paths:
@@ -17,6 +18,7 @@
 #include <cstring>
 
 #include "params/nn.h"
+#include "gemm_simd128.h"
 #include "simd128.h"
 #include "strided_loop.h"
 #include "wasm_kernels.h"
@@ -28,38 +30,6 @@ namespace {
 
 inline uint32_t mac(uint32_t acc, int32_t a, int32_t b) {
   return acc + static_cast<uint32_t>(a) * static_cast<uint32_t>(b);
-}
-
-// Whether every element of `v` is in [-32768, 32767]. A compact view is one row (a row per
-// innermost row costs a call each: 1x1 conv weights have rows of one element).
-bool fits_int16(const TensorView& v) {
-  v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
-  int32_t slo = 0, shi = 0;
-  auto row = [&](char* const* ptr, int64_t n, const int64_t* step) {
-    const auto* p = reinterpret_cast<const int32_t*>(ptr[0]);
-    int64_t i = 0;
-    if (step[0] == static_cast<int64_t>(sizeof(int32_t))) {
-      for (; i + 4 <= n; i += 4) {
-        const v128_t x = load4(p + i);
-        lo = wasm_i32x4_min(lo, x);
-        hi = wasm_i32x4_max(hi, x);
-      }
-    }
-    const int64_t s = step[0] / static_cast<int64_t>(sizeof(int32_t));
-    for (; i < n; ++i) {
-      slo = std::min(slo, p[i * s]);
-      shi = std::max(shi, p[i * s]);
-    }
-  };
-  if (v.contiguous()) {
-    char* const ptr[1] = {static_cast<char*>(v.data)};
-    const int64_t step[1] = {static_cast<int64_t>(sizeof(int32_t))};
-    row(ptr, v.numel(), step);
-  } else {
-    const TensorView* const views[1] = {&v};
-    for_each_row(views, row);
-  }
-  return std::min(slo, hmin(lo)) >= -32768 && std::max(shi, hmax(hi)) <= 32767;
 }
 
 // Taps t in [*lo, *hi) of a window starting at `start` with step `dilation` over `taps` taps
@@ -221,271 +191,6 @@ void conv_all(const ConvGeometry& g) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// conv2d as a GEMM over int16 pairs: y[oc, pixel] = sum over k of A[oc, k] * B[k, pixel], with
-// k = (kh, kw, channel pair) and each int32 lane holding two int16 values: channel 2j of the
-// group in the low half, channel 2j + 1 in the high half (0 past the group's last channel), so
-// each i32x4.dot_i16x8_s does 8 multiply-adds. Layouts (int32 lanes):
-//   A: [groups][oc blocks of 4][kh][kw][channel pairs][4]  the weights, packed once per call
-//   X: [channel pairs][xh][xw]  one image and group of x, channels paired, zero-padded so that
-//      every tap of every output quad lies inside it (no border cases anywhere)
-// Output rows are cut into ceil(out_w / 4) quads of 4 pixels (the last one partial: its extra
-// lanes read X's padding and are never stored). With stride_w 1 the B lanes of a quad at one
-// tap and channel pair are 4 consecutive cells of X, which the kernel reads in place (an
-// implicit im2col); other strides first gather one output row's B into a tile
-// [kh][kw][channel pairs][quads][4]. Either way quad q + 1 lies 4 lanes after quad q.
-// Scratch: A, X (about one image-group of x: the im2col itself would be kernel_h * kernel_w
-// times larger) and the row tile.
-
-struct Gemm {
-  const ConvGeometry* g;
-  int64_t out_h, out_w, per_group;  // output channels per group
-  int64_t cpairs;                   // channel pairs: ceil(group_c / 2)
-  int64_t pairs;                    // k pairs: kernel_h * kernel_w * cpairs
-  int64_t blocks;                   // oc blocks of 4 per group
-  int64_t row_quads;                // quads per output row
-  int64_t xh, xw, plane;            // rows, columns and cells of one channel pair of X
-  int32_t* a;
-  int32_t* x;
-  int32_t* b;  // the row tile (stride_w != 1)
-};
-
-// Two int16 values in one lane: lo in the low half.
-inline int32_t pair16(int32_t lo, int32_t hi) {
-  return static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xFFFFu) |
-                              static_cast<uint32_t>(hi) << 16);
-}
-
-// A from w: weight (oc, c, kh, kw) is the c % 2 half of lane oc % 4 of pair (kh, kw, c / 2).
-void pack_a(const Gemm& m) {
-  const ConvGeometry& g = *m.g;
-  const TensorView& w = *g.w;
-  const auto* wd = static_cast<const int32_t*>(w.data);
-  const int64_t out_c = g.y->shape[1], cs = w.strides[1];
-  std::memset(m.a, 0, static_cast<size_t>(g.p->groups * m.blocks * m.pairs * 16));
-  for (int64_t oc = 0; oc < out_c; ++oc) {
-    const int64_t grp = oc / m.per_group, o = oc % m.per_group;
-    int32_t* lane = m.a + ((grp * m.blocks + o / 4) * m.pairs * 4 + o % 4);
-    for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-      for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-        const int32_t* wt = wd + oc * w.strides[0] + kh * w.strides[2] + kw * w.strides[3];
-        for (int64_t c = 0; c < g.group_c; c += 2, lane += 4) {
-          *lane = pair16(wt[c * cs], c + 1 < g.group_c ? wt[(c + 1) * cs] : 0);
-        }
-      }
-    }
-  }
-}
-
-// X of image n, group grp: cell (j, r, col) pairs channels 2j and 2j + 1 at input row
-// r - pad_h and column col - pad_w, 0 outside the input.
-void pack_x(const Gemm& m, int64_t n, int64_t grp) {
-  const ConvGeometry& g = *m.g;
-  const TensorView& x = *g.x;
-  const int64_t ph = g.p->pad_h, pw = g.p->pad_w;
-  const int64_t lo = std::min(m.xw, pw), hi = std::max(lo, std::min(m.xw, g.in_w + pw));
-  const auto* xg =
-      static_cast<const int32_t*>(x.data) + n * x.strides[0] + grp * g.group_c * x.strides[1];
-  int32_t* dst = m.x;
-  for (int64_t c = 0; c < g.group_c; c += 2) {
-    const int32_t* x0 = xg + c * x.strides[1];
-    const bool odd = c + 1 == g.group_c;  // no partner channel: high halves 0
-    for (int64_t r = 0; r < m.xh; ++r, dst += m.xw) {
-      const int64_t ih = r - ph;
-      if (ih < 0 || ih >= g.in_h) {
-        std::memset(dst, 0, static_cast<size_t>(m.xw * 4));
-        continue;
-      }
-      std::memset(dst, 0, static_cast<size_t>(lo * 4));
-      const int32_t* r0 = x0 + ih * x.strides[2];  // column col at r0[col - pw]
-      const int32_t* r1 = odd ? r0 : r0 + x.strides[1];
-      int64_t col = lo;
-      if (!odd) {
-        for (; col + 4 <= hi; col += 4) {
-          store4(dst + col, interleave_low16(load4(r0 + col - pw), load4(r1 + col - pw)));
-        }
-      }
-      for (; col < hi; ++col) dst[col] = pair16(r0[col - pw], odd ? 0 : r1[col - pw]);
-      std::memset(dst + hi, 0, static_cast<size_t>((m.xw - hi) * 4));
-    }
-  }
-}
-
-// The B tile of output row oh (stride_w S != 1): [kh][kw][channel pairs][quads][4].
-template <int S>
-void pack_row(const Gemm& m, int64_t oh) {
-  const ConvGeometry& g = *m.g;
-  const int64_t sw = g.p->stride_w;
-  int32_t* dst = m.b;
-  for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-    const int32_t* row = m.x + (oh * g.p->stride_h + kh * g.p->dilation_h) * m.xw;
-    for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-      for (int64_t j = 0; j < m.cpairs; ++j) {
-        const int32_t* src = row + j * m.plane + kw * g.p->dilation_w;
-        for (int64_t q = 0; q < m.row_quads; ++q, dst += 4) {
-          store4(dst, load4_strided<S>(src + q * 4 * sw, sw));
-        }
-      }
-    }
-  }
-}
-
-// Where B lies: quad v of tap (kh, kw), channel pair j at
-// b + 4 * v + kh * row_step + kw * col_step + j * pair_step.
-struct BView {
-  const int32_t* b;
-  int64_t row_step, col_step, pair_step;
-};
-
-// One channel pair step of the kernel: A lanes at a, B quads at b + 4 * v. The empty asm
-// keeps each splat load next to its uses: hoisted together, the splats of two steps and the
-// 8 accumulators outgrow the 15 vector registers V8 allocates on x64 and spill (measured ~5%).
-template <int NV>
-inline void gemm_step(const int32_t* a, const int32_t* b, v128_t (&acc)[4][NV]) {
-  v128_t xv[NV];
-  for (int v = 0; v < NV; ++v) xv[v] = load4(b + 4 * v);
-  for (int i = 0; i < 4; ++i) {
-    __asm__ volatile("" ::: "memory");
-    const v128_t wv = wasm_v128_load32_splat(a + i);
-    for (int v = 0; v < NV; ++v) {
-      acc[i][v] = wasm_i32x4_add(acc[i][v], wasm_i32x4_dot_i16x8(xv[v], wv));
-    }
-  }
-}
-
-// acc[i][v] = dot of A block row i (a: [kh][kw][channel pairs][4]) with B quad v. The channel
-// pairs go two at a time (the loop's bookkeeping, not the dot products, was the cost of a
-// simple one).
-template <int NV>
-void gemm_kernel(const Gemm& m, const int32_t* a, const BView& bv, v128_t (&out)[4][NV]) {
-  v128_t acc[4][NV];  // local, so that the compiler keeps it in registers across the loads
-  for (int i = 0; i < 4; ++i) {
-    for (int v = 0; v < NV; ++v) acc[i][v] = wasm_i32x4_splat(0);
-  }
-  const int64_t even = m.cpairs & ~int64_t{1}, ps = bv.pair_step;
-  for (int64_t kh = 0; kh < m.g->kernel_h; ++kh) {
-    for (int64_t kw = 0; kw < m.g->kernel_w; ++kw) {
-      const int32_t* b = bv.b + kh * bv.row_step + kw * bv.col_step;
-      for (const int32_t* const a_end = a + even * 4; a != a_end; a += 8, b += 2 * ps) {
-        gemm_step<NV>(a, b, acc);
-        gemm_step<NV>(a + 4, b + ps, acc);
-      }
-      if (m.cpairs & 1) {
-        gemm_step<NV>(a, b, acc);
-        a += 4;
-      }
-    }
-  }
-  for (int i = 0; i < 4; ++i) {
-    for (int v = 0; v < NV; ++v) out[i][v] = acc[i][v];
-  }
-}
-
-// Quads [q, q + NV) of output row oh times oc block blk of group grp; bv.b at quad q.
-template <int NV>
-void gemm_quads(const Gemm& m, int64_t n, int64_t grp, int64_t blk, int64_t oh, int64_t q,
-                const BView& bv) {
-  const ConvGeometry& g = *m.g;
-  const TensorView& y = *g.y;
-  v128_t acc[4][NV];
-  gemm_kernel<NV>(m, m.a + (grp * m.blocks + blk) * m.pairs * 4, bv, acc);
-  const int64_t rows = std::min<int64_t>(4, m.per_group - blk * 4);
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t oc = grp * m.per_group + blk * 4 + i;
-    v128_t bias = wasm_i32x4_splat(0);
-    if (g.bias != nullptr) {
-      bias = wasm_i32x4_splat(static_cast<const int32_t*>(g.bias->data)[oc * g.bias->strides[0]]);
-    }
-    int32_t* yr = static_cast<int32_t*>(y.data) + n * y.strides[0] + oc * y.strides[1] +
-                  oh * y.strides[2];
-    for (int v = 0; v < NV; ++v) {
-      const int64_t ow0 = (q + v) * 4;
-      const v128_t out = wasm_i32x4_add(acc[i][v], bias);
-      if (ow0 + 4 <= m.out_w) {
-        store4(yr + ow0, out);
-      } else {
-        int32_t lane[4];
-        wasm_v128_store(lane, out);
-        for (int64_t l = 0; ow0 + l < m.out_w; ++l) yr[ow0 + l] = lane[l];
-      }
-    }
-  }
-}
-
-// Output row by output row; each pair of quads runs every oc block of the group, so its B
-// (about 9 KiB for a 3x3 kernel over 64 channels) stays in L1 while the weights stream. (The
-// other order, blocks outer, measured the same.)
-template <int S>
-void gemm_all(const Gemm& m) {
-  const ConvGeometry& g = *m.g;
-  const Conv2dParams& p = *g.p;
-  for (int64_t n = 0; n < g.y->shape[0]; ++n) {
-    for (int64_t grp = 0; grp < p.groups; ++grp) {
-      pack_x(m, n, grp);
-      for (int64_t oh = 0; oh < m.out_h; ++oh) {
-        BView bv;
-        if constexpr (S == 1) {
-          bv = {m.x + oh * p.stride_h * m.xw, p.dilation_h * m.xw, p.dilation_w, m.plane};
-        } else {
-          pack_row<S>(m, oh);
-          const int64_t ps = m.row_quads * 4;
-          bv = {m.b, g.kernel_w * m.cpairs * ps, m.cpairs * ps, ps};
-        }
-        const int32_t* b0 = bv.b;
-        int64_t q = 0;
-        for (; q + 2 <= m.row_quads; q += 2) {
-          bv.b = b0 + q * 4;
-          for (int64_t blk = 0; blk < m.blocks; ++blk) gemm_quads<2>(m, n, grp, blk, oh, q, bv);
-        }
-        if (q < m.row_quads) {
-          bv.b = b0 + q * 4;
-          for (int64_t blk = 0; blk < m.blocks; ++blk) gemm_quads<1>(m, n, grp, blk, oh, q, bv);
-        }
-      }
-    }
-  }
-}
-
-// The GEMM path when x and w fit int16, each group has at least 4 output channels (depthwise
-// layers would mostly multiply padding) and the op layer lends the scratch; false otherwise.
-bool conv_gemm(const ConvGeometry& g) {
-  const Conv2dParams& p = *g.p;
-  const TensorView& y = *g.y;
-  Gemm m{};
-  m.g = &g;
-  m.out_h = y.shape[2];
-  m.out_w = y.shape[3];
-  m.per_group = y.shape[1] / p.groups;
-  if (p.scratch == nullptr || m.per_group < 4) return false;
-  m.cpairs = (g.group_c + 1) / 2;
-  m.pairs = g.kernel_h * g.kernel_w * m.cpairs;
-  m.blocks = (m.per_group + 3) / 4;
-  m.row_quads = (m.out_w + 3) / 4;
-  m.xh = (m.out_h - 1) * p.stride_h + (g.kernel_h - 1) * p.dilation_h + 1;
-  m.xw = (m.row_quads * 4 - 1) * p.stride_w + (g.kernel_w - 1) * p.dilation_w + 1;
-  m.plane = m.xh * m.xw;
-  if (!fits_int16(*g.x) || !fits_int16(*g.w)) return false;
-  auto acquire = [&](int64_t lanes) {
-    return static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, lanes * 4));
-  };
-  m.a = acquire(p.groups * m.blocks * m.pairs * 4);
-  m.x = acquire(m.cpairs * m.plane);
-  if (m.a == nullptr || m.x == nullptr) return false;
-  if (p.stride_w != 1) {
-    m.b = acquire(m.pairs * m.row_quads * 4);
-    if (m.b == nullptr) return false;
-  }
-  pack_a(m);
-  if (p.stride_w == 1) {
-    gemm_all<1>(m);
-  } else if (p.stride_w == 2) {
-    gemm_all<2>(m);
-  } else {
-    gemm_all<0>(m);
-  }
-  return true;
-}
-
-// ---------------------------------------------------------------------------------------------
 // dense
 
 // y[m0 .. m0 + MR, u0 .. u0 + NR) = x[m, :] . w[u, :] (+ bias) with i32x4.mul: each x load
@@ -611,7 +316,7 @@ KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call) {
   if (conv2d_depthwise_simd128(call)) return KernelStatus::kDone;
   const ConvGeometry g{&p, &x, &w, bias, &y, w.shape[1], w.shape[2], w.shape[3], x.shape[2],
                        x.shape[3]};
-  if (conv_gemm(g)) return KernelStatus::kDone;
+  if (conv2d_gemm_simd128(call)) return KernelStatus::kDone;
   if (p.stride_w == 1) {
     conv_all<1>(g);
   } else if (p.stride_w == 2) {
@@ -629,6 +334,7 @@ KernelStatus dense_i32__wasm_simd128(const KernelCall& call) {
   const TensorView& y = call.outputs[0];
   // The dot products read rows of x and w with unit stride; anything else is declined.
   if (x.strides[1] != 1 || w.strides[1] != 1) return KernelStatus::kDeclined;
+  if (dense_gemm_simd128(call)) return KernelStatus::kDone;
   int64_t m = 0;
   for (; m + 4 <= y.shape[0]; m += 4) dense_rows<4, 2>(x, w, bias, y, m);
   for (; m < y.shape[0]; ++m) dense_rows<1, 4>(x, w, bias, y, m);

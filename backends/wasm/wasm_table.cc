@@ -1,6 +1,7 @@
 // The WebAssembly SIMD128 backend's kernel table: one line per kernel. For ops and dtypes it
 // lacks, and calls its kernels decline, a node's chain falls back to the scalar reference.
 #include "kernel_abi.h"
+#include "gemm_simd128.h"
 #include "wasm_kernels.h"
 
 namespace cvm {
@@ -29,8 +30,10 @@ const KernelEntry kEntries[] = {
     {"reduce_max_i32__wasm_simd128", "reduce_max", E::kInt32, w::reduce_max_i32__wasm_simd128,
      kCpuNone},
     // ---- nn ----
-    {"conv2d_i32__wasm_simd128", "conv2d", E::kInt32, w::conv2d_i32__wasm_simd128, kCpuNone},
-    {"dense_i32__wasm_simd128", "dense", E::kInt32, w::dense_i32__wasm_simd128, kCpuNone},
+    {"conv2d_i32__wasm_simd128", "conv2d", E::kInt32, w::conv2d_i32__wasm_simd128, kCpuNone,
+     w::conv2d_i32__wasm_simd128_prepack},
+    {"dense_i32__wasm_simd128", "dense", E::kInt32, w::dense_i32__wasm_simd128, kCpuNone,
+     w::dense_i32__wasm_simd128_prepack},
     {"max_pool2d_i32__wasm_simd128", "max_pool2d", E::kInt32, w::max_pool2d_i32__wasm_simd128,
      kCpuNone},
     // ---- float32 nn ----

@@ -58,12 +58,15 @@ std::vector<std::vector<int64_t>> run_in(Session& s, const NDArray& input) {
   return out;
 }
 
-// Whether the kernels that run dense and conv2d now (under CVMRT_ISA too) are x86 GEMM ones,
-// which prepack.
+// Whether the kernels that run dense and conv2d now (under CVMRT_ISA too) are GEMM ones that
+// prepack: the x86 ones, and the wasm SIMD128 ones.
 bool gemm_kernels_run() {
   const cvm::DataType i32 = cvm::DataType::Int(32);
-  return cvm::resolve_kernel("dense", i32).rfind("simd/", 0) == 0 &&
-         cvm::resolve_kernel("conv2d", i32).rfind("simd/", 0) == 0;
+  const auto prepacks = [&](const char* op) {
+    const std::string k = cvm::resolve_kernel(op, i32);
+    return k.rfind("simd/", 0) == 0 || k.rfind("wasm/", 0) == 0;
+  };
+  return prepacks("dense") && prepacks("conv2d");
 }
 
 struct RestoreBackend {
@@ -120,7 +123,7 @@ TEST_CASE("prepacked weights reach only the kernel they were made for", "[graph]
       };
       // Tagged for an entry that does not run: ignored.
       CHECK(run(&cvm::kernel::kScalarBackend.entries[0]) == with_w1);
-      if (pack.data != nullptr) {  // an entry that packs (the x86 GEMM ones)
+      if (pack.data != nullptr) {  // an entry that packs (the x86 and wasm GEMM ones)
         CHECK(gemm_kernels_run());
         CHECK(pack.bytes > 0);
         CHECK(run(head) == with_w2);

@@ -2,8 +2,9 @@
 // (kernel_table_parity_test.cc runs every entry on generated operator calls): conv2d without
 // scratch or with scratch refused part way (the op layer lends it whenever it can), the int16
 // pairs wrapping exactly at the int16 bounds (hand-computed), a single value beyond the fast
-// path's range in x or w (per channel for depthwise), and declined calls leaving their output
-// untouched. Each equals the scalar reference bit for bit.
+// path's range in x or w (per channel for depthwise), declined calls leaving their output
+// untouched, and the int16 GEMMs of conv2d and dense with weights packed ahead of time (the
+// KernelEntry::prepack path of model runs). Each equals the scalar reference bit for bit.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -91,12 +92,22 @@ std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
   return s;
 }
 
+const kernel::KernelEntry& table_entry(const kernel::BackendTable& table, const std::string& op) {
+  for (size_t i = 0; i < table.count; ++i) {
+    const kernel::KernelEntry& e = table.entries[i];
+    if (op == e.op && e.dtype == ElemType::kInt32) return e;
+  }
+  FAIL("no int32 kernel " << op << " in backend " << table.name);
+  return table.entries[0];
+}
+
 // Runs `op` of the wasm backend and of the scalar reference on the same inputs, each into its
 // own copy of `out_init` (garbage, so unwritten outputs show), and requires equal bytes. The
 // output view's data member is rebased onto each copy. A call the wasm kernel declines must
 // leave its output untouched; the scalar reference then runs it, as a node's chain would.
 void require_same(const std::string& op, std::vector<TensorView> inputs, TensorView out,
-                  std::vector<int32_t>& out_storage, const void* params) {
+                  std::vector<int32_t>& out_storage, const void* params,
+                  const void* prepacked = nullptr) {
   const std::vector<int32_t> init = out_storage;
   const ptrdiff_t out_offset = static_cast<int32_t*>(out.data) - out_storage.data();
   std::vector<int32_t> results[2];
@@ -111,9 +122,11 @@ void require_same(const std::string& op, std::vector<TensorView> inputs, TensorV
     call.outputs = &out;
     call.num_outputs = 1;
     call.params = params;
+    call.prepacked = i == 0 ? prepacked : nullptr;
     const kernel::KernelStatus status = fns[i](call);
     if (i == 0 && status == kernel::KernelStatus::kDeclined) {
       REQUIRE(out_storage == init);
+      call.prepacked = nullptr;
       REQUIRE(fns[1](call) == kernel::KernelStatus::kDone);
     } else {
       REQUIRE(status == kernel::KernelStatus::kDone);
@@ -176,14 +189,33 @@ void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x) {
                   << k.p.dilation_h << "," << k.p.dilation_w << " groups " << k.groups << " bias "
                   << k.bias << " range " << static_cast<int>(range) << " strided " << strided_x);
   const TensorView out = view(y.data(), {k.n, k.oc, oh, ow}, compact_strides({k.n, k.oc, oh, ow}));
-  // No scratch, or scratch refused after 0, 1 or 2 blocks (the GEMM takes up to 3); lent
-  // scratch is the operator calls' case.
-  for (int limit : {-1, 0, 1, 2}) {
+  // No scratch, or scratch refused after 0 to 3 blocks (the GEMM takes up to 4), or lent
+  // (the operator calls' case).
+  for (int limit : {-1, 0, 1, 2, 3, 8}) {
     TestScratch scratch(limit);
     kernel::Conv2dParams p = k.p;
     p.scratch = limit < 0 ? nullptr : &scratch.scratch;
     INFO("scratch blocks allowed " << limit);
     require_same("conv2d", in, out, y, &p);
+    if (limit == 8) {
+      // The weight packed ahead of time (a model run's case), when the packer takes it.
+      const kernel::KernelEntry& e = table_entry(kernel::kWasmBackend, "conv2d");
+      REQUIRE(e.prepack != nullptr);
+      kernel::Conv2dParams pp = k.p;
+      pp.scratch = nullptr;
+      const size_t bytes = e.prepack(in[1], &pp, nullptr, 0);
+      if (bytes > 0) {
+        std::vector<uint64_t> packed((bytes + 7) / 8 + 8);
+        auto* aligned = reinterpret_cast<void*>(
+            (reinterpret_cast<uintptr_t>(packed.data()) + 63) & ~uintptr_t{63});
+        REQUIRE(e.prepack(in[1], &pp, aligned, bytes) == bytes);
+        INFO("prepacked");
+        TestScratch scratch2(8);
+        kernel::Conv2dParams pq = k.p;
+        pq.scratch = &scratch2.scratch;
+        require_same("conv2d", in, out, y, &pq, aligned);
+      }
+    }
     if (strided_x) {
       std::vector<TensorView> in2 = in;
       in2[0] = view(x.data(), {k.n, k.c, k.h, k.w},
@@ -242,6 +274,10 @@ TEST_CASE("wasm conv2d without scratch or with it refused equals the reference",
         {1, 5, 6, 3, 6, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},        // out_w < 4
         {1, 7, 5, 6, 9, 3, 3, 1, {1, 1, 4, 5, 1, 1, 1, nullptr}, false},       // pad > kernel
         {2, 11, 9, 31, 8, 2, 5, 1, {2, 1, 0, 2, 1, 2, 1, nullptr}, true},      // dilation_w 2
+        {1, 180, 5, 6, 64, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},     // k in chunks
+        {1, 9, 3, 5, 7, 1, 1, 1, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},        // one strip, partial
+        {1, 6, 4, 3, 4, 2, 2, 2, {1, 1, 1, 1, 1, 1, 2, nullptr}, false},       // 1 channel a group
+        {2, 4, 9, 9, 12, 3, 3, 4, {2, 2, 1, 1, 1, 1, 4, nullptr}, true},       // channel multiplier
     };
     check_convs(rng, cases);
   }
@@ -402,6 +438,67 @@ TEST_CASE("wasm dense and conv2d decline a strided x without writing their outpu
   }
   const ConvCase k{1, 3, 8, 8, 4, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true};
   check_conv(rng, k, Range::kInt8, true);  // its inner stride 2 variant is declined
+}
+
+TEST_CASE("wasm dense: the int16 GEMM, prepacked or not, equals the reference", "[backend][wasm]") {
+  // Rows in blocks of 4 and one by one, units in strips of 8 (partial ones), depths with odd
+  // pairs and tails past whole vectors; int16 operands (the GEMM) and int32 ones (declined to
+  // the int32 path), with and without bias, scratch lent or refused.
+  Rng rng(31);
+  const kernel::KernelEntry& e = table_entry(kernel::kWasmBackend, "dense");
+  REQUIRE(e.prepack != nullptr);
+  for (int64_t m : {1, 3, 4, 6, 9}) {
+    for (int64_t depth : {1, 2, 7, 8, 9, 17, 64}) {
+      for (int64_t units : {1, 5, 8, 13}) {
+        for (Range r : {Range::kInt8, Range::kInt16Edges, Range::kInt32}) {
+          std::vector<int32_t> x = rng.values(static_cast<size_t>(m * depth), r);
+          std::vector<int32_t> w = rng.values(static_cast<size_t>(units * depth), r);
+          std::vector<int32_t> b = rng.values(static_cast<size_t>(units), Range::kInt32);
+          std::vector<int32_t> y = rng.values(static_cast<size_t>(m * units), Range::kInt32);
+          for (bool bias : {false, true}) {
+            std::vector<TensorView> in = {view(x.data(), {m, depth}, {depth, 1}),
+                                          view(w.data(), {units, depth}, {depth, 1})};
+            if (bias) in.push_back(view(b.data(), {units}, {1}));
+            const TensorView out = view(y.data(), {m, units}, {units, 1});
+            INFO("dense " << m << "x" << depth << " units " << units << " range "
+                          << static_cast<int>(r) << " bias " << bias);
+            for (int limit : {0, 1, 8}) {
+              TestScratch scratch(limit);
+              const kernel::DenseParams p{&scratch.scratch};
+              require_same("dense", in, out, y, &p);
+            }
+            const size_t bytes = e.prepack(in[1], nullptr, nullptr, 0);
+            if (r == Range::kInt32) continue;  // may or may not fit: the reference decides
+            REQUIRE(bytes > 0);
+            std::vector<uint64_t> packed(bytes / 8 + 16);
+            auto* aligned = reinterpret_cast<void*>(
+                (reinterpret_cast<uintptr_t>(packed.data()) + 63) & ~uintptr_t{63});
+            REQUIRE(e.prepack(in[1], nullptr, aligned, bytes) == bytes);
+            for (int limit : {0, 8}) {
+              TestScratch scratch(limit);
+              const kernel::DenseParams p{&scratch.scratch};
+              INFO("prepacked, scratch " << limit);
+              require_same("dense", in, out, y, &p, aligned);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("wasm dense and conv2d packers decline weights outside int16", "[backend][wasm]") {
+  const kernel::KernelEntry& d = table_entry(kernel::kWasmBackend, "dense");
+  const kernel::KernelEntry& c = table_entry(kernel::kWasmBackend, "conv2d");
+  for (int32_t v : {32767, -32768, 32768, -32769}) {
+    std::vector<int32_t> w(4 * 8 * 9, 3);
+    w.back() = v;
+    const bool fits = v >= -32768 && v <= 32767;
+    REQUIRE((d.prepack(view(w.data(), {4, 72}, {72, 1}), nullptr, nullptr, 0) > 0) == fits);
+    const kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, 1, nullptr};
+    REQUIRE((c.prepack(view(w.data(), {4, 8, 3, 3}, compact_strides({4, 8, 3, 3})), &p, nullptr,
+                       0) > 0) == fits);
+  }
 }
 
 #endif  // CVMRT_HAVE_BACKEND_WASM

@@ -1,0 +1,659 @@
+// SIMD128 int16-pair GEMM of conv2d (packed im2col panels) and dense, and their weight packers.
+//
+// Both ops become C[r, c] = sum over k of A[r, k] * B[k, c] with k running over int16 pairs: each
+// int32 lane holds two int16 values (the first in the low half, 0 past an odd end), and each
+// i32x4.dot_i16x8_s does 8 multiply-adds. Exact modulo 2^32 when every operand fits int16 (see
+// nn_simd128.cc): the callers check the ranges first and fall back to i32x4.mul paths.
+//
+// Layouts (int32 lanes):
+//   A: [row blocks of 4][k pairs][4]       4 rows' pairs side by side, splatted one at a time
+//   B: [column strips of 8][k pairs][8]    8 columns' pairs side by side, loaded as 2 vectors
+// The micro-kernel keeps 4 x 8 accumulators (8 vectors) in registers and reads only A and B,
+// contiguously: 2 vector loads and 4 splat loads per 8 dot products, no address arithmetic besides
+// two pointer increments.
+//   conv2d: rows = output channels of a group (A = the weights, packed once per call or
+//           prepacked), columns = output pixels of one image, flattened over (oh, ow), so no
+//           lanes are wasted on row ends; B is gathered tile by tile from a zero-padded,
+//           channel-paired copy of x (no border cases).
+//   dense:  rows = rows of x (A packed per call), columns = units (B = the weights, packed per
+//           call or prepacked).
+#include "gemm_simd128.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "params/nn.h"
+#include "simd128.h"
+
+namespace cvm {
+namespace kernel {
+namespace wasm {
+namespace {
+
+using idx = ptrdiff_t;  // wasm32's native width: no i64 arithmetic in the loops
+
+inline int32_t pair16(int32_t lo, int32_t hi) {
+  return static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xFFFFu) | static_cast<uint32_t>(hi)
+                                                                          << 16);
+}
+
+inline bool in16(int32_t v) { return v >= -32768 && v <= 32767; }
+
+// ---------------------------------------------------------------------------------------------
+// The micro-kernel: acc[i][v] += sum over k < kp of A row i times B quad v, A at a: [kp][AS] (AS =
+// 4, or 1 for the single rows of dense), B at b: [kp][4 * NV]. In V8 on x64 one step is NV vector
+// loads, MR vbroadcastss, MR * NV vpmaddwd and as many vpaddd, nothing else.
+
+template <int MR, int NV>
+inline void step(const int32_t* a, const int32_t* b, v128_t (&acc)[MR][NV]) {
+  v128_t bv[NV];
+  for (int v = 0; v < NV; ++v) bv[v] = wasm_v128_load(b + 4 * v);
+  for (int i = 0; i < MR; ++i) {
+    // Keeps each splat next to its uses (hoisted, the splats outgrow V8's 15 vector registers).
+    __asm__ volatile("" ::: "memory");
+    const v128_t av = wasm_v128_load32_splat(a + i);
+    for (int v = 0; v < NV; ++v) {
+      acc[i][v] = wasm_i32x4_add(acc[i][v], wasm_i32x4_dot_i16x8(bv[v], av));
+    }
+  }
+}
+
+// init: the sums to continue from ([MR][NV] vectors), or null to start from 0. The accumulators
+// are locals (copied to out at the end): a reference parameter would live in memory, which the
+// barrier in step() forces the compiler to store and reload every step. Two steps per iteration
+// (V8 keeps the 8 accumulators, 2 B vectors and a splat in 11 registers; one step per iteration
+// measured slower, four made LLVM interleave the steps and V8 spill).
+template <int MR, int NV, int AS>
+inline void micro(const int32_t* a, const int32_t* b, idx kp, const v128_t* init,
+                  v128_t (&out)[MR][NV]) {
+  v128_t acc[MR][NV];
+  for (int i = 0; i < MR; ++i) {
+    for (int v = 0; v < NV; ++v) acc[i][v] = init ? init[i * NV + v] : wasm_i32x4_splat(0);
+  }
+  const int32_t* const a_end = a + (kp & ~idx{1}) * AS;
+  for (; a != a_end; a += 2 * AS, b += 8 * NV) {
+    step<MR, NV>(a, b, acc);
+    step<MR, NV>(a + AS, b + 4 * NV, acc);
+  }
+  if (kp & 1) step<MR, NV>(a, b, acc);
+  for (int i = 0; i < MR; ++i) {
+    for (int v = 0; v < NV; ++v) out[i][v] = acc[i][v];
+  }
+}
+
+// Stores the first n (0 to 4) lanes of v at y (all 4 when n >= 4).
+inline void store_n(int32_t* y, v128_t v, idx n) {
+  if (n >= 4) {
+    wasm_v128_store(y, v);
+  } else {
+    int32_t lane[4];
+    wasm_v128_store(lane, v);
+    for (idx l = 0; l < n; ++l) y[l] = lane[l];
+  }
+}
+
+// 4x4 transpose of int32 lanes: r[i] lane j -> out[j] lane i.
+inline void transpose4(v128_t (&r)[4]) {
+  const v128_t t0 = wasm_i32x4_shuffle(r[0], r[1], 0, 4, 1, 5);
+  const v128_t t1 = wasm_i32x4_shuffle(r[2], r[3], 0, 4, 1, 5);
+  const v128_t t2 = wasm_i32x4_shuffle(r[0], r[1], 2, 6, 3, 7);
+  const v128_t t3 = wasm_i32x4_shuffle(r[2], r[3], 2, 6, 3, 7);
+  r[0] = wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5);
+  r[1] = wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7);
+  r[2] = wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5);
+  r[3] = wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7);
+}
+
+// Rows r0 .. r0 + nr (nr <= 4; missing rows are zero) of a row-major int32 matrix (row pitch rs,
+// unit inner stride, depth k) as int16 pairs interleaved by lanes: dst[kp][ls] with lane i = pair
+// (2j, 2j + 1) of row i (ls >= nr: the lane stride, 4 or 8). lo/hi: running min / max.
+void pack_rows4(const int32_t* src, idx rs, idx nr, idx depth, int32_t* dst, idx ls, v128_t& lo,
+                v128_t& hi) {
+  static const int32_t kZero[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const int32_t* row[4];
+  for (idx i = 0; i < 4; ++i) row[i] = i < nr ? src + i * rs : kZero;
+  idx k = 0;
+  const idx kp = (depth + 1) / 2;
+  for (; k + 8 <= depth; k += 8) {
+    v128_t r[4];
+    for (int i = 0; i < 4; ++i) {
+      const int32_t* q = row[i] + (i < nr ? k : 0);
+      const v128_t a = load4(q), b = load4(q + 4);
+      lo = wasm_i32x4_min(lo, wasm_i32x4_min(a, b));
+      hi = wasm_i32x4_max(hi, wasm_i32x4_max(a, b));
+      r[i] = wasm_i16x8_narrow_i32x4(a, b);  // exact once the range check passes
+    }
+    transpose4(r);
+    int32_t* d = dst + (k / 2) * ls;
+    for (int c = 0; c < 4; ++c) store4(d + c * ls, r[c]);
+  }
+  for (idx j = k / 2; j < kp; ++j) {
+    int32_t lane[4];
+    for (idx i = 0; i < 4; ++i) {
+      if (i >= nr) {
+        lane[i] = 0;
+        continue;
+      }
+      const int32_t v0 = row[i][2 * j], v1 = 2 * j + 1 < depth ? row[i][2 * j + 1] : 0;
+      lo = wasm_i32x4_min(lo, wasm_i32x4_splat(std::min(v0, v1)));
+      hi = wasm_i32x4_max(hi, wasm_i32x4_splat(std::max(v0, v1)));
+      lane[i] = pair16(v0, v1);
+    }
+    store4(dst + j * ls, wasm_v128_load(lane));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// conv2d
+
+constexpr uint32_t kConvMagic = 0x43363157u;   // "W16C"
+constexpr uint32_t kDenseMagic = 0x44363157u;  // "W16D"
+
+// The prepack header (64 bytes, so the lanes after it stay 64-byte aligned).
+struct PackHeader {
+  uint32_t magic;
+  uint32_t pad_;
+  int64_t d[7];
+};
+static_assert(sizeof(PackHeader) == 64, "header size");
+
+struct ConvShape {
+  idx out_c, group_c, kh, kw, groups;
+  idx per_group, cpairs, kp, blocks;  // kp: k pairs = kh * kw * cpairs
+};
+
+ConvShape conv_shape(const TensorView& w, int64_t groups) {
+  ConvShape s{};
+  s.out_c = static_cast<idx>(w.shape[0]);
+  s.group_c = static_cast<idx>(w.shape[1]);
+  s.kh = static_cast<idx>(w.shape[2]);
+  s.kw = static_cast<idx>(w.shape[3]);
+  s.groups = static_cast<idx>(groups);
+  s.per_group = s.out_c / s.groups;
+  s.cpairs = (s.group_c + 1) / 2;
+  s.kp = s.kh * s.kw * s.cpairs;
+  s.blocks = (s.per_group + 3) / 4;
+  return s;
+}
+
+// Lanes of A for every group: groups * blocks * kp * 4.
+int64_t conv_a_lanes(const ConvShape& s) {
+  return static_cast<int64_t>(s.groups) * s.blocks * s.kp * 4;
+}
+
+// A from w: weight (oc, c, kh, kw) is the c % 2 half of lane oc % 4 of pair (kh, kw, c / 2) of
+// block oc / 4 of its group. False (a in an unspecified state) when a weight is outside int16.
+bool pack_conv_a(const ConvShape& s, const TensorView& w, int32_t* a) {
+  const auto* wd = static_cast<const int32_t*>(w.data);
+  const idx s0 = static_cast<idx>(w.strides[0]), s1 = static_cast<idx>(w.strides[1]),
+            s2 = static_cast<idx>(w.strides[2]), s3 = static_cast<idx>(w.strides[3]);
+  if (s.kh == 1 && s.kw == 1 && s1 == 1) {
+    // 1x1: each block is 4 rows of w as int16 pairs side by side, as dense packs x.
+    v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
+    for (idx grp = 0; grp < s.groups; ++grp) {
+      for (idx blk = 0; blk < s.blocks; ++blk) {
+        const idx o = blk * 4, nr = std::min<idx>(4, s.per_group - o);
+        pack_rows4(wd + (grp * s.per_group + o) * s0, s0, nr, s.group_c,
+                   a + (grp * s.blocks + blk) * s.kp * 4, 4, lo, hi);
+      }
+    }
+    return hmin(lo) >= -32768 && hmax(hi) <= 32767;
+  }
+  std::memset(a, 0, static_cast<size_t>(conv_a_lanes(s) * 4));
+  int32_t lo = 0, hi = 0;
+  for (idx oc = 0; oc < s.out_c; ++oc) {
+    const idx grp = oc / s.per_group, o = oc % s.per_group;
+    int32_t* lane = a + ((grp * s.blocks + o / 4) * s.kp * 4 + o % 4);
+    for (idx kh = 0; kh < s.kh; ++kh) {
+      for (idx kw = 0; kw < s.kw; ++kw) {
+        const int32_t* wt = wd + oc * s0 + kh * s2 + kw * s3;
+        for (idx c = 0; c < s.group_c; c += 2, lane += 4) {
+          const int32_t v0 = wt[c * s1], v1 = c + 1 < s.group_c ? wt[(c + 1) * s1] : 0;
+          lo = std::min(lo, std::min(v0, v1));
+          hi = std::max(hi, std::max(v0, v1));
+          *lane = pair16(v0, v1);
+        }
+      }
+    }
+  }
+  return lo >= -32768 && hi <= 32767;
+}
+
+struct ConvRun {
+  const Conv2dParams* p;
+  const TensorView* x;
+  const TensorView* bias;
+  const TensorView* y;
+  ConvShape s;
+  idx in_h, in_w, out_h, out_w, npix;
+  idx sh, sw, dh, dw;
+  idx xh, xw,
+      plane;         // the padded copy X: rows, columns and cells of one channel pair
+  idx tile_strips;   // strips of 8 pixels per B tile
+  idx kc;            // k pairs per chunk
+  const int32_t* a;  // A of every group
+  int32_t* xp;       // X: [channel pairs][xh][xw]
+  int32_t* bt;       // the B tile: [strips][kp][8]
+  v128_t* c;         // partial sums between chunks: [strips][blocks][4][2]
+};
+
+// X of image n, group grp: cell (j, r, col) pairs channels 2j and 2j + 1 at input row r - pad_h and
+// column col - pad_w, 0 outside the input.
+void pack_x(const ConvRun& m, idx n, idx grp) {
+  const TensorView& x = *m.x;
+  const idx ph = static_cast<idx>(m.p->pad_h), pw = static_cast<idx>(m.p->pad_w);
+  const idx xs1 = static_cast<idx>(x.strides[1]), xs2 = static_cast<idx>(x.strides[2]);
+  const idx lo = std::min(m.xw, pw), hi = std::max(lo, std::min(m.xw, m.in_w + pw));
+  const auto* xg = static_cast<const int32_t*>(x.data) + n * static_cast<idx>(x.strides[0]) +
+                   grp * m.s.group_c * xs1;
+  int32_t* dst = m.xp;
+  for (idx c = 0; c < m.s.group_c; c += 2) {
+    const int32_t* x0 = xg + c * xs1;
+    const bool odd = c + 1 == m.s.group_c;  // no partner channel: high halves 0
+    for (idx r = 0; r < m.xh; ++r, dst += m.xw) {
+      const idx ih = r - ph;
+      if (ih < 0 || ih >= m.in_h) {
+        std::memset(dst, 0, static_cast<size_t>(m.xw * 4));
+        continue;
+      }
+      std::memset(dst, 0, static_cast<size_t>(lo * 4));
+      const int32_t* r0 = x0 + ih * xs2 - pw;  // column col at r0[col]
+      const int32_t* r1 = r0 + xs1;
+      idx col = lo;
+      if (!odd) {
+        for (; col + 4 <= hi; col += 4) {
+          store4(dst + col, interleave_low16(load4(r0 + col), load4(r1 + col)));
+        }
+      }
+      for (; col < hi; ++col) dst[col] = pair16(r0[col], odd ? 0 : r1[col]);
+      std::memset(dst + hi, 0, static_cast<size_t>((m.xw - hi) * 4));
+    }
+  }
+}
+
+// The B tile of strips [s0, s0 + ns): strip t, k pair (kh, kw, j), lane l holds the X cell
+// (j, oh * sh + kh * dh, ow * sw + kw * dw) of pixel p = (s0 + t) * 8 + l = oh * out_w + ow.
+// Lanes past the last pixel repeat it (computed, never stored). A quad of pixels on one output
+// row reads 4 cells of one X row (a vector load for stride 1); others gather.
+template <int S>
+void pack_b(const ConvRun& m, idx s0, idx ns) {
+  const idx kp = m.s.kp;
+  for (idx t = 0; t < ns; ++t) {
+    int32_t* dst = m.bt + t * kp * 8;
+    idx base[2];
+    bool row[2];
+    idx off[2][4];
+    for (int q = 0; q < 2; ++q) {
+      const idx p0 = (s0 + t) * 8 + q * 4;
+      for (int l = 0; l < 4; ++l) {
+        const idx p = std::min(p0 + l, m.npix - 1);
+        off[q][l] = p / m.out_w * m.sh * m.xw + p % m.out_w * m.sw;
+      }
+      const idx pl = std::min(p0 + 3, m.npix - 1), pf = std::min(p0, m.npix - 1);
+      row[q] = p0 + 3 < m.npix && pf / m.out_w == pl / m.out_w;
+      base[q] = off[q][0];
+    }
+    for (idx kh = 0; kh < m.s.kh; ++kh) {
+      for (idx kw = 0; kw < m.s.kw; ++kw) {
+        const int32_t* src = m.xp + kh * m.dh * m.xw + kw * m.dw;
+        for (idx j = 0; j < m.s.cpairs; ++j, src += m.plane, dst += 8) {
+          for (int q = 0; q < 2; ++q) {
+            v128_t v;
+            if (row[q]) {
+              v = load4_strided<S>(src + base[q], m.sw);
+            } else {
+              v = wasm_i32x4_make(src[off[q][0]], src[off[q][1]], src[off[q][2]], src[off[q][3]]);
+            }
+            store4(dst + 4 * q, v);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Block blk (of group grp) times strip t of the tile at s0, k pairs [k0, k0 + kn): 4 output
+// channels x 8 pixels. Continues from the sums in c unless first; stores them back to c unless
+// last, when it adds the bias and writes y.
+void conv_strip(const ConvRun& m, idx n, idx grp, idx blk, idx s0, idx t, idx k0, idx kn, v128_t* c,
+                bool first, bool last) {
+  v128_t acc[4][2];
+  micro<4, 2, 4>(m.a + ((grp * m.s.blocks + blk) * m.s.kp + k0) * 4, m.bt + (t * m.s.kp + k0) * 8,
+                 kn, first ? nullptr : c, acc);
+  if (!last) {
+    for (int i = 0; i < 4; ++i) {
+      for (int v = 0; v < 2; ++v) c[i * 2 + v] = acc[i][v];
+    }
+    return;
+  }
+  const TensorView& y = *m.y;
+  const idx rows = std::min<idx>(4, m.s.per_group - blk * 4);
+  const idx p0 = (s0 + t) * 8;
+  const idx ys2 = static_cast<idx>(y.strides[2]);
+  for (idx i = 0; i < rows; ++i) {
+    const idx oc = grp * m.s.per_group + blk * 4 + i;
+    const int32_t b =
+        m.bias == nullptr
+            ? 0
+            : static_cast<const int32_t*>(m.bias->data)[oc * static_cast<idx>(m.bias->strides[0])];
+    const v128_t bv = wasm_i32x4_splat(b);
+    int32_t* yc = static_cast<int32_t*>(y.data) + n * static_cast<idx>(y.strides[0]) +
+                  oc * static_cast<idx>(y.strides[1]);
+    for (int v = 0; v < 2; ++v) {
+      const idx p = p0 + 4 * v;
+      if (p >= m.npix) break;
+      const v128_t out = wasm_i32x4_add(acc[i][v], bv);
+      const idx oh = p / m.out_w, ow = p % m.out_w;
+      if (ow + 4 <= m.out_w) {  // one output row
+        store_n(yc + oh * ys2 + ow, out, m.npix - p);
+      } else {
+        int32_t lane[4];
+        wasm_v128_store(lane, out);
+        for (idx l = 0; l < 4 && p + l < m.npix; ++l) {
+          yc[(p + l) / m.out_w * ys2 + (p + l) % m.out_w] = lane[l];
+        }
+      }
+    }
+  }
+}
+
+// Per tile: its B is packed once, then for each chunk of k pairs, strip by strip, every block of
+// the group: the strip's chunk of B (kc * 32 bytes) stays in L1 while the blocks' chunks of A
+// (blocks * kc * 16 bytes, sized to stay in L2) stream past it. (Blocks outer, strips inner, i.e. B
+// streaming from L2 instead, measured 25% slower.) Partial sums of a tile wait in m.c between
+// chunks.
+template <int S>
+void conv_run(const ConvRun& m) {
+  const idx strips = (m.npix + 7) / 8;
+  for (idx n = 0; n < static_cast<idx>(m.y->shape[0]); ++n) {
+    for (idx grp = 0; grp < m.s.groups; ++grp) {
+      pack_x(m, n, grp);
+      for (idx s0 = 0; s0 < strips; s0 += m.tile_strips) {
+        const idx ns = std::min(m.tile_strips, strips - s0);
+        pack_b<S>(m, s0, ns);
+        for (idx k0 = 0; k0 < m.s.kp; k0 += m.kc) {
+          const idx kn = std::min(m.kc, m.s.kp - k0);
+          const bool first = k0 == 0, last = k0 + kn == m.s.kp;
+          for (idx t = 0; t < ns; ++t) {
+            for (idx blk = 0; blk < m.s.blocks; ++blk) {
+              conv_strip(m, n, grp, blk, s0, t, k0, kn, m.c + (t * m.s.blocks + blk) * 8, first,
+                         last);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+constexpr idx kTileBytes = 256 * 1024;    // B tile target
+constexpr idx kChunkABytes = 192 * 1024;  // A chunk target (every block of a group, in L2)
+
+// Validates a prepack: the header must describe exactly this weight shape and groups.
+const int32_t* conv_prepacked(const KernelCall& call, const ConvShape& s) {
+  const auto* h = static_cast<const PackHeader*>(call.prepacked);
+  if (h == nullptr || h->magic != kConvMagic || h->d[0] != s.out_c || h->d[1] != s.group_c ||
+      h->d[2] != s.kh || h->d[3] != s.kw || h->d[4] != s.groups) {
+    return nullptr;
+  }
+  return reinterpret_cast<const int32_t*>(h + 1);
+}
+
+// Whether every element of v fits int16 (any strides).
+bool view_fits16(const TensorView& v) {
+  const auto* d = static_cast<const int32_t*>(v.data);
+  if (v.contiguous()) {
+    const idx n = static_cast<idx>(v.numel());
+    v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
+    idx i = 0;
+    for (; i + 16 <= n; i += 16) {
+      const v128_t a = load4(d + i), b = load4(d + i + 4), c = load4(d + i + 8),
+                   e = load4(d + i + 12);
+      lo = wasm_i32x4_min(lo, wasm_i32x4_min(wasm_i32x4_min(a, b), wasm_i32x4_min(c, e)));
+      hi = wasm_i32x4_max(hi, wasm_i32x4_max(wasm_i32x4_max(a, b), wasm_i32x4_max(c, e)));
+    }
+    bool ok = hmin(lo) >= -32768 && hmax(hi) <= 32767;
+    for (; i < n; ++i) ok = ok && in16(d[i]);
+    return ok;
+  }
+  // Up to 4-D (conv2d and dense views): walk the rows.
+  int64_t shape[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0};
+  const int off = 4 - v.ndim;
+  if (v.ndim > 4) return false;
+  for (int d0 = 0; d0 < v.ndim; ++d0) {
+    shape[off + d0] = v.shape[d0];
+    st[off + d0] = v.strides[d0];
+  }
+  for (int64_t a = 0; a < shape[0]; ++a) {
+    for (int64_t b = 0; b < shape[1]; ++b) {
+      for (int64_t c = 0; c < shape[2]; ++c) {
+        const int32_t* r = d + a * st[0] + b * st[1] + c * st[2];
+        for (int64_t e = 0; e < shape[3]; ++e) {
+          if (!in16(r[e * st[3]])) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+size_t conv2d_i32__wasm_simd128_prepack(const TensorView& w, const void* params, void* out,
+                                        size_t cap) {
+  const auto& p = *static_cast<const Conv2dParams*>(params);
+  if (w.ndim != 4 || p.groups < 1 || w.shape[0] % p.groups != 0 || w.shape[0] / p.groups < 4 ||
+      w.shape[1] < 1 || w.shape[2] < 1 || w.shape[3] < 1) {
+    return 0;  // no GEMM: depthwise layers and groups of < 4 channels take other paths
+  }
+  const ConvShape s = conv_shape(w, p.groups);
+  const int64_t lanes = conv_a_lanes(s);
+  if (lanes > (int64_t{1} << 28)) return 0;
+  const size_t bytes = sizeof(PackHeader) + static_cast<size_t>(lanes) * 4;
+  if (out == nullptr || cap < bytes) {
+    return view_fits16(w) ? bytes : 0;
+  }
+  auto* h = static_cast<PackHeader*>(out);
+  *h = PackHeader{kConvMagic, 0, {s.out_c, s.group_c, s.kh, s.kw, s.groups, s.kp, 0}};
+  if (!pack_conv_a(s, w, reinterpret_cast<int32_t*>(h + 1))) return 0;
+  return bytes;
+}
+
+bool conv2d_gemm_simd128(const KernelCall& call) {
+  const auto& p = *static_cast<const Conv2dParams*>(call.params);
+  const TensorView& x = call.inputs[0];
+  const TensorView& w = call.inputs[1];
+  const TensorView& y = call.outputs[0];
+  if (p.scratch == nullptr || y.shape[1] / p.groups < 4) return false;
+  ConvRun m{};
+  m.p = &p;
+  m.x = &x;
+  m.bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
+  m.y = &y;
+  m.s = conv_shape(w, p.groups);
+  m.in_h = static_cast<idx>(x.shape[2]);
+  m.in_w = static_cast<idx>(x.shape[3]);
+  m.out_h = static_cast<idx>(y.shape[2]);
+  m.out_w = static_cast<idx>(y.shape[3]);
+  m.npix = m.out_h * m.out_w;
+  m.sh = static_cast<idx>(p.stride_h);
+  m.sw = static_cast<idx>(p.stride_w);
+  m.dh = static_cast<idx>(p.dilation_h);
+  m.dw = static_cast<idx>(p.dilation_w);
+  m.xh = (m.out_h - 1) * m.sh + (m.s.kh - 1) * m.dh + 1;
+  m.xw = (m.out_w - 1) * m.sw + (m.s.kw - 1) * m.dw + 1;
+  // Sizes in lanes must stay far from wasm32's index range (huge layers take the other path).
+  constexpr int64_t kMaxLanes = int64_t{1} << 28;
+  if (conv_a_lanes(m.s) > kMaxLanes || static_cast<int64_t>(m.xh) * m.xw * m.s.cpairs > kMaxLanes ||
+      static_cast<int64_t>(m.s.kp) * 8 > kMaxLanes / 64) {
+    return false;
+  }
+  m.plane = m.xh * m.xw;
+  const idx strip_bytes = m.s.kp * 32;
+  m.tile_strips = std::max<idx>(1, std::min((m.npix + 7) / 8, kTileBytes / strip_bytes));
+  const idx chunks = std::max<idx>(1, (m.s.blocks * m.s.kp * 16 + kChunkABytes - 1) / kChunkABytes);
+  m.kc = std::max<idx>(1, (m.s.kp + chunks - 1) / chunks);
+  const int32_t* packed = conv_prepacked(call, m.s);
+  if (!view_fits16(x)) return false;
+  auto acquire = [&](int64_t lanes) {
+    return static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, lanes * 4));
+  };
+  int32_t* a = nullptr;
+  if (packed == nullptr) {
+    a = acquire(conv_a_lanes(m.s));
+    if (a == nullptr) return false;
+  }
+  m.xp = acquire(static_cast<int64_t>(m.s.cpairs) * m.plane + 8);
+  m.bt = acquire(static_cast<int64_t>(m.tile_strips) * m.s.kp * 8);
+  m.c = m.kc < m.s.kp ? reinterpret_cast<v128_t*>(
+                            acquire(static_cast<int64_t>(m.tile_strips) * m.s.blocks * 32))
+                      : nullptr;
+  if (m.xp == nullptr || m.bt == nullptr || (m.kc < m.s.kp && m.c == nullptr)) return false;
+  // The packing checks w's range on the way (nothing is written to y before this returns).
+  if (packed == nullptr && !pack_conv_a(m.s, w, a)) return false;
+  m.a = packed != nullptr ? packed : a;
+  if (m.sw == 1) {
+    conv_run<1>(m);
+  } else if (m.sw == 2) {
+    conv_run<2>(m);
+  } else {
+    conv_run<0>(m);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// dense
+
+namespace {
+
+// B from w (units, K), unit inner stride: [strips of 8 units][kp][8]. False when a weight is
+// outside int16.
+bool pack_dense_b(const TensorView& w, int32_t* b) {
+  const idx units = static_cast<idx>(w.shape[0]), depth = static_cast<idx>(w.shape[1]);
+  const idx kp = (depth + 1) / 2, ws = static_cast<idx>(w.strides[0]);
+  const auto* wd = static_cast<const int32_t*>(w.data);
+  v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
+  for (idx u = 0; u < units; u += 8) {
+    int32_t* dst = b + u * kp;  // strip u / 8 at (u / 8) * kp * 8
+    for (idx q = 0; q < 2; ++q) {
+      const idx u0 = u + 4 * q;
+      const idx nr = std::max<idx>(0, std::min<idx>(4, units - u0));
+      pack_rows4(wd + u0 * ws, ws, nr, depth, dst + 4 * q, 8, lo, hi);
+    }
+  }
+  return hmin(lo) >= -32768 && hmax(hi) <= 32767;
+}
+
+struct DenseRun {
+  idx rows, units, depth, kp;
+  const int32_t* a;  // x: [row blocks of 4][kp][4], then the last rows % 4 rows: [kp] each
+  const int32_t* b;  // w: [strips of 8][kp][8]
+  const TensorView* bias;
+  const TensorView* y;
+};
+
+// Rows [m0, m0 + MR) (A at a, lane stride AS) times unit strip u0.
+template <int MR, int AS>
+void dense_strip(const DenseRun& d, const int32_t* a, idx m0, idx u0) {
+  v128_t acc[MR][2];
+  micro<MR, 2, AS>(a, d.b + u0 * d.kp, d.kp, nullptr, acc);
+  int32_t bl[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const idx nu = std::min<idx>(8, d.units - u0);
+  if (d.bias != nullptr) {
+    const auto* bd = static_cast<const int32_t*>(d.bias->data);
+    for (idx l = 0; l < nu; ++l) bl[l] = bd[(u0 + l) * static_cast<idx>(d.bias->strides[0])];
+  }
+  const v128_t b0 = wasm_v128_load(bl), b1 = wasm_v128_load(bl + 4);
+  const TensorView& y = *d.y;
+  for (int i = 0; i < MR; ++i) {
+    int32_t* yr = static_cast<int32_t*>(y.data) + (m0 + i) * static_cast<idx>(y.strides[0]) + u0;
+    store_n(yr, wasm_i32x4_add(acc[i][0], b0), nu);
+    if (nu > 4) store_n(yr + 4, wasm_i32x4_add(acc[i][1], b1), nu - 4);
+  }
+}
+
+const int32_t* dense_prepacked(const KernelCall& call, idx units, idx depth) {
+  const auto* h = static_cast<const PackHeader*>(call.prepacked);
+  if (h == nullptr || h->magic != kDenseMagic || h->d[0] != units || h->d[1] != depth) {
+    return nullptr;
+  }
+  return reinterpret_cast<const int32_t*>(h + 1);
+}
+
+int64_t dense_b_lanes(int64_t units, int64_t depth) {
+  return (units + 7) / 8 * 8 * ((depth + 1) / 2);
+}
+
+}  // namespace
+
+size_t dense_i32__wasm_simd128_prepack(const TensorView& w, const void*, void* out, size_t cap) {
+  if (w.ndim != 2 || w.shape[0] < 1 || w.shape[1] < 1 || w.strides[1] != 1) return 0;
+  const int64_t lanes = dense_b_lanes(w.shape[0], w.shape[1]);
+  if (lanes > (int64_t{1} << 28)) return 0;
+  const size_t bytes = sizeof(PackHeader) + static_cast<size_t>(lanes) * 4;
+  if (out == nullptr || cap < bytes) return view_fits16(w) ? bytes : 0;
+  auto* h = static_cast<PackHeader*>(out);
+  *h = PackHeader{kDenseMagic, 0, {w.shape[0], w.shape[1], 0, 0, 0, 0, 0}};
+  if (!pack_dense_b(w, reinterpret_cast<int32_t*>(h + 1))) return 0;
+  return bytes;
+}
+
+bool dense_gemm_simd128(const KernelCall& call) {
+  const auto* p = static_cast<const DenseParams*>(call.params);
+  const TensorView& x = call.inputs[0];
+  const TensorView& w = call.inputs[1];
+  const TensorView& y = call.outputs[0];
+  DenseRun d{};
+  d.rows = static_cast<idx>(x.shape[0]);
+  d.depth = static_cast<idx>(x.shape[1]);
+  d.units = static_cast<idx>(y.shape[1]);
+  d.kp = (d.depth + 1) / 2;
+  d.bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
+  d.y = &y;
+  if (p == nullptr || p->scratch == nullptr || d.rows == 0 || d.depth == 0 || y.strides[1] != 1) {
+    return false;
+  }
+  const int32_t* packed = dense_prepacked(call, d.units, d.depth);
+  // Packing w per call reads it once, as the int32 path does: worth it only when rows reuse it.
+  if (packed == nullptr && d.rows < 4) return false;
+  auto acquire = [&](int64_t lanes) {
+    return static_cast<int32_t*>(p->scratch->acquire(p->scratch->ctx, lanes * 4));
+  };
+  const idx full = d.rows / 4 * 4;
+  auto* a = acquire(static_cast<int64_t>((d.rows + 3) / 4) * 4 * d.kp + 8);
+  int32_t* b = nullptr;
+  if (packed == nullptr) b = acquire(dense_b_lanes(d.units, d.depth));
+  if (a == nullptr || (packed == nullptr && b == nullptr)) return false;
+  v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
+  const auto* xd = static_cast<const int32_t*>(x.data);
+  const idx xs = static_cast<idx>(x.strides[0]);
+  for (idx m = 0; m < full; m += 4)
+    pack_rows4(xd + m * xs, xs, 4, d.depth, a + m * d.kp, 4, lo, hi);
+  // The last rows one by one: [kp] each (lane stride 1), written through a 4-lane temporary.
+  for (idx m = full; m < d.rows; ++m) {
+    int32_t* dst = a + m * d.kp;
+    const int32_t* r = xd + m * xs;
+    for (idx j = 0; j < d.kp; ++j) {
+      const int32_t v0 = r[2 * j], v1 = 2 * j + 1 < d.depth ? r[2 * j + 1] : 0;
+      lo = wasm_i32x4_min(lo, wasm_i32x4_splat(std::min(v0, v1)));
+      hi = wasm_i32x4_max(hi, wasm_i32x4_splat(std::max(v0, v1)));
+      dst[j] = pair16(v0, v1);
+    }
+  }
+  if (hmin(lo) < -32768 || hmax(hi) > 32767) return false;
+  if (packed == nullptr && !pack_dense_b(w, b)) return false;
+  d.a = a;
+  d.b = packed != nullptr ? packed : b;
+  // Unit strips outermost: each strip of w (kp * 32 bytes) stays in L1 across the rows.
+  for (idx u0 = 0; u0 < d.units; u0 += 8) {
+    for (idx m = 0; m < full; m += 4) dense_strip<4, 4>(d, a + m * d.kp, m, u0);
+    for (idx m = full; m < d.rows; ++m) dense_strip<1, 1>(d, a + m * d.kp, m, u0);
+  }
+  return true;
+}
+
+}  // namespace wasm
+}  // namespace kernel
+}  // namespace cvm
