@@ -1,6 +1,5 @@
 // The array reductions reduce_sum, reduce_mean, reduce_max, reduce_min and argmax (any numeric
 // dtype, NumPy axes), and their public C++ entry points.
-#include <sstream>
 
 #include "attrs.h"
 #include "cvm/array_ops.h"
@@ -77,7 +76,7 @@ class ArrayReduceOp : public OpDef {
 NDArray run_reduction(const char* op, const NDArray& x, const ReduceAxes& axes, bool keepdims) {
   AttrMap attrs;
   if (!axes.all()) {
-    std::ostringstream os;
+    detail::MessageStream os;  // ostream formatting without iostreams
     os << "(";
     for (int64_t a : axes.axes()) os << a << ",";
     os << ")";

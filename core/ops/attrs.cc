@@ -3,7 +3,6 @@
 #include "attrs.h"
 
 #include <cctype>
-#include <sstream>
 
 #include "cvm/check.h"
 
@@ -24,7 +23,7 @@ std::string lower(std::string s) {
 }
 
 std::string join(const std::vector<int64_t>& v) {
-  std::ostringstream os;
+  detail::MessageStream os;  // ostream formatting without iostreams
   os << "(";
   for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
   os << ")";

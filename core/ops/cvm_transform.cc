@@ -7,7 +7,6 @@
 #include "cvm_transform.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "attrs.h"
 #include "cvm/array_ops.h"
@@ -20,7 +19,7 @@ namespace ops {
 namespace transform {
 
 std::string tuple_str(const std::vector<int64_t>& v) {
-  std::ostringstream os;
+  detail::MessageStream os;  // ostream formatting without iostreams
   os << "(";
   for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
   os << ")";

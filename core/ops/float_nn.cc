@@ -9,12 +9,16 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <locale>
 #include <optional>
-#include <sstream>
 #include <string>
+#if !defined(__EMSCRIPTEN__)
+#include <locale>
+#include <sstream>
+#endif
 
 #include "attrs.h"
 #include "elementwise_ops.h"
@@ -67,11 +71,20 @@ std::optional<double> parse_float_text(const std::string& raw) {
     while (is_digit(i)) ++i;
   }
   if (i != s.size()) return std::nullopt;
+#if defined(__EMSCRIPTEN__)
+  // What libc++'s `istream >> double` does (strtod in the "C" locale, the only one emscripten's
+  // libc has; ERANGE fails), without pulling iostreams and locales into the WebAssembly module.
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v)) return std::nullopt;
+#else
   std::istringstream in(s);
   in.imbue(std::locale::classic());
   double v = 0;
   in >> v;
   if (in.fail() || !std::isfinite(v)) return std::nullopt;  // out of the double range
+#endif
   return neg ? -v : v;
 }
 
@@ -277,9 +290,7 @@ void parse_clamp(AttrReader& r, const AttrMap& map, kernel::ClampParams* p) {
   p->hi = get_float(r, map, "a_max", kInf, /*allow_inf=*/true);
   r.finish();
   if (!(p->lo <= p->hi)) {
-    std::ostringstream lo, hi;
-    lo.imbue(std::locale::classic());
-    hi.imbue(std::locale::classic());
+    detail::MessageStream lo, hi;  // std::ostream's "C" locale output, without iostreams
     lo << p->lo;
     hi << p->hi;
     r.fail("a_max", "a value >= a_min (" + lo.str() + ")", hi.str());

@@ -1,7 +1,6 @@
 // Reduction planning shared by the CVM and array reductions: axes, output shapes, kernel views.
 #include "reduce_shape.h"
 
-#include <sstream>
 #include <string>
 
 #include "cvm/check.h"
@@ -12,7 +11,7 @@ namespace ops {
 namespace {
 
 std::string tuple_text(const std::vector<int64_t>& v) {
-  std::ostringstream os;
+  detail::MessageStream os;  // ostream formatting without iostreams
   os << "(";
   for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
   os << ")";

@@ -8,9 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <iomanip>
 #include <limits>
-#include <sstream>
 
 #include "cvm/check.h"
 #include "file_mapping.h"
@@ -26,7 +24,7 @@ using params_detail::Source;
 namespace params_detail {
 
 std::string tensor_ref(const std::string& name, size_t index) {
-  std::ostringstream os;
+  detail::MessageStream os;
   os << "tensor \"" << name << "\" (#" << index << ")";
   return os.str();
 }
@@ -382,11 +380,13 @@ ParamFormat ParamDict::detect_format(const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
   if (std::memcmp(p, params_detail::kCvmrtMagic, 8) == 0) return ParamFormat::kCvmrt;
   if (params_detail::load_le64(p) == params_detail::kLegacyListMagic) return ParamFormat::kLegacy;
-  std::ostringstream hex;
+  static const char kDigits[] = "0123456789abcdef";
+  std::string hex;
   for (int i = 0; i < 8; ++i) {
-    hex << std::hex << std::setw(2) << std::setfill('0') << static_cast<int>(p[i]);
+    hex += kDigits[p[i] >> 4];
+    hex += kDigits[p[i] & 15];
   }
-  CVM_LOGIC_ERROR() << "params: unrecognised format: the first 8 bytes are " << hex.str()
+  CVM_LOGIC_ERROR() << "params: unrecognised format: the first 8 bytes are " << hex
                     << ", expected the magic \"CVMRTPRM\" (cvmrt) or u64 0xf7e58d4f05049cb7 "
                        "(legacy CVM)";
 }

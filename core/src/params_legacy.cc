@@ -132,8 +132,8 @@ void save_legacy(const Entries& entries, Sink& sink) {
 Loaded load_legacy(const Source& src, const LoadOptions& /*options: no checksums here*/) {
   Reader r(src.data, src.size);
   uint64_t magic = r.u64("list magic");
-  VERIFY(magic == kLegacyListMagic) << "legacy params: bad list magic 0x" << std::hex << magic
-                                    << ", expected 0x" << kLegacyListMagic;
+  VERIFY(magic == kLegacyListMagic) << "legacy params: bad list magic 0x" << detail::hex(magic)
+                                    << ", expected 0x" << detail::hex(kLegacyListMagic);
   uint64_t reserved = r.u64("reserved field");
   VERIFY(reserved == 0) << "legacy params: reserved field is " << reserved << ", expected 0";
 
@@ -170,8 +170,8 @@ Loaded load_legacy(const Source& src, const LoadOptions& /*options: no checksums
     const size_t start = r.pos();
     uint64_t tmagic = r.u64("tensor magic");
     VERIFY(tmagic == kLegacyTensorMagic)
-        << "legacy params: " << ref << ": bad tensor magic 0x" << std::hex << tmagic
-        << " at offset " << std::dec << start << ", expected 0x" << std::hex << kLegacyTensorMagic;
+        << "legacy params: " << ref << ": bad tensor magic 0x" << detail::hex(tmagic)
+        << " at offset " << start << ", expected 0x" << detail::hex(kLegacyTensorMagic);
     uint64_t treserved = r.u64("tensor reserved field");
     VERIFY(treserved == 0) << "legacy params: " << ref << ": reserved field is " << treserved
                            << ", expected 0";

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <limits>
 #include <ostream>
-#include <sstream>
 
 #include "cvm/check.h"
 
@@ -114,7 +113,7 @@ Shape Shape::contiguous_strides() const {
 }
 
 std::string Shape::str() const {
-  std::ostringstream os;
+  detail::MessageStream os;
   os << "(";
   for (int i = 0; i < ndim_; ++i) os << (i ? ", " : "") << (*this)[i];
   os << ")";

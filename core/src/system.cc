@@ -4,12 +4,11 @@
 #include "cvm/system.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -91,13 +90,22 @@ std::string cpu_model() {
     if (!model.empty()) return model;
   }
 #endif
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
+  // stdio rather than std::ifstream: no iostreams in the library (cvm/message.h).
+  std::FILE* in = std::fopen("/proc/cpuinfo", "r");
+  if (in == nullptr) return "";
+  std::string found;
+  std::string line;
+  for (int c = 0; c != EOF;) {
+    line.clear();
+    while ((c = std::fgetc(in)) != EOF && c != '\n') line += static_cast<char>(c);
+    if (c == EOF && line.empty()) break;
     if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-      return trim(line.substr(line.find(':') + 1));
+      found = trim(line.substr(line.find(':') + 1));
+      break;
     }
   }
-  return "";
+  std::fclose(in);
+  return found;
 }
 
 // The backend with ISA levels (the x86 SIMD one), or null.
@@ -166,7 +174,7 @@ std::string amx_line(const SystemInfo& info) {
 }
 
 std::string threads_line(const SystemInfo& info) {
-  std::ostringstream os;
+  detail::MessageStream os;
   os << "threads: ";
   if (info.num_threads <= 0) {
     os << "none (a bad CVMRT_THREADS, see the warning; hardware " << info.hardware_threads << ")";
@@ -264,7 +272,7 @@ SystemInfo system_info() {
 }
 
 std::string format_system_info(const SystemInfo& info) {
-  std::ostringstream os;
+  detail::MessageStream os;
   for (const std::string& w : info.warnings) os << "warning: " << w << "\n";
   os << "cpu: " << (info.cpu_model.empty() ? "unknown" : info.cpu_model) << "\n";
   os << "cpu features: " << join(info.cpu_features) << "\n";

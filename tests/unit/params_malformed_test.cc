@@ -182,7 +182,7 @@ std::vector<uint8_t> craft(const FakeFile& f) {
   std::memcpy(file.data(), "CVMRTPRM", 8);
   for (int i = 0; i < 4; ++i) file[8 + i] = static_cast<uint8_t>(f.header_version >> (8 * i));
   for (int i = 0; i < 4; ++i) file[12 + i] = static_cast<uint8_t>(f.reserved >> (8 * i));
-  for (int i = 0; i < 8; ++i) file[16 + i] = static_cast<uint8_t>(toc2.size() >> (8 * i));
+  for (int i = 0; i < 8; ++i) file[16 + i] = static_cast<uint8_t>(static_cast<uint64_t>(toc2.size()) >> (8 * i));
   std::memcpy(file.data() + 24, toc2.data(), toc2.size());
   return file;
 }

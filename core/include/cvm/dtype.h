@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cvm/export.h"
+#include "cvm/message.h"
 
 namespace cvm {
 
@@ -60,6 +61,9 @@ class CVM_EXPORT DataType {
 };
 
 CVM_EXPORT std::ostream& operator<<(std::ostream& os, const DataType& t);
+inline detail::MessageStream& operator<<(detail::MessageStream& os, const DataType& t) {
+  return os << t.name();
+}
 
 // The supported types, in a fixed order (used by tests and capability queries).
 constexpr DataType kAllDataTypes[] = {

@@ -1,11 +1,11 @@
 // Error kinds and the VERIFY / CHECK macros that raise them with a streamed message.
 #pragma once
 
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "cvm/export.h"
+#include "cvm/message.h"
 
 namespace cvm {
 
@@ -40,7 +40,7 @@ class ErrorBuilder {
   [[noreturn]] void raise() const { throw E(stream_.str()); }
 
  private:
-  std::ostringstream stream_;
+  MessageStream stream_;  // ostream formatting without iostreams (cvm/message.h)
 };
 
 // `Raiser{} & builder << ...` makes the whole streamed expression one operand, so the macro

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cvm/export.h"
+#include "cvm/message.h"
 #include "cvm/ndarray.h"
 
 namespace cvm {
@@ -64,6 +65,9 @@ class CVM_EXPORT AttrValue {
   friend bool operator==(const AttrValue& a, const AttrValue& b) { return a.text() == b.text(); }
   friend bool operator!=(const AttrValue& a, const AttrValue& b) { return !(a == b); }
   friend std::ostream& operator<<(std::ostream& os, const AttrValue& v) { return os << v.text(); }
+  friend detail::MessageStream& operator<<(detail::MessageStream& os, const AttrValue& v) {
+    return os << v.text();
+  }
 
  private:
   struct NoneTag {};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cvm/export.h"
+#include "cvm/message.h"
 
 namespace cvm {
 
@@ -58,6 +59,9 @@ class CVM_EXPORT Shape {
 };
 
 CVM_EXPORT std::ostream& operator<<(std::ostream& os, const Shape& s);
+inline detail::MessageStream& operator<<(detail::MessageStream& os, const Shape& s) {
+  return os << s.str();
+}
 
 // a * b for non-negative extents, LogicError on overflow; `what` names the quantity in the message.
 CVM_EXPORT int64_t checked_mul(int64_t a, int64_t b, const char* what);

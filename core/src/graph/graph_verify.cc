@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <sstream>
 #include <unordered_set>
 
 #include "cvm/check.h"
@@ -13,7 +12,7 @@ namespace cvm {
 namespace graph {
 
 std::string node_ref(const Graph& g, uint32_t nid) {
-  std::ostringstream os;
+  detail::MessageStream os;
   const Node& n = g.nodes[nid];
   os << "node " << nid << " \"" << n.name << "\" ("
      << (n.is_variable() ? std::string("variable") : n.op_name) << "): ";
