@@ -31,8 +31,52 @@ message(STATUS "cvmrt: Emscripten build, variant '${CVMRT_WASM_VARIANT}', module
 
 # The C ABI turns C++ exceptions into status codes: catching needs exception support compiled
 # into every object and the link (without it a throw escapes to JS as a bare number).
-add_compile_options(-fexceptions)
-add_link_options(-fexceptions)
+#   wasm: WebAssembly exception handling (-fwasm-exceptions): try/catch in the wasm itself, no JS
+#         invoke_* trampolines around every call that may throw; smaller and faster. Needs an
+#         engine with wasm EH: Node >= 17, Chrome >= 95, Firefox >= 100, Safari >= 15.2.
+#   js:   emscripten's JS-based -fexceptions (any engine with WebAssembly).
+set(CVMRT_WASM_EXCEPTIONS "wasm" CACHE STRING "C++ exceptions: wasm (-fwasm-exceptions) or js (-fexceptions)")
+set_property(CACHE CVMRT_WASM_EXCEPTIONS PROPERTY STRINGS wasm js)
+if(CVMRT_WASM_EXCEPTIONS STREQUAL "wasm")
+  add_compile_options(-fwasm-exceptions)
+  add_link_options(-fwasm-exceptions)
+elseif(CVMRT_WASM_EXCEPTIONS STREQUAL "js")
+  add_compile_options(-fexceptions)
+  add_link_options(-fexceptions)
+else()
+  message(FATAL_ERROR "CVMRT_WASM_EXCEPTIONS must be wasm or js, found '${CVMRT_WASM_EXCEPTIONS}'")
+endif()
+
+# Size (docs/wasm-size.md): everything is compiled for size except the kernel backends, which
+# keep their speed (-Oz makes the SIMD conv2d about 4x slower). wasm/CMakeLists.txt applies
+# CVMRT_WASM_KERNEL_OPT to every backend target once they all exist. Debug builds keep -O0.
+# Every object gets exactly one -O flag: em++ given "-Oz ... -O3" keeps optimising for size
+# (the GEMM micro-kernels were no longer inlined: conv2d 2.5x slower), so the build type's -O
+# is dropped here and each target adds its own.
+set(CVMRT_WASM_OPT "-Oz" CACHE STRING "optimisation flag of the non-kernel wasm code")
+set(CVMRT_WASM_KERNEL_OPT "-O3" CACHE STRING "optimisation flag of the kernel backends")
+# The scalar reference backend: in the simd variant only the fallback for the ops that have no
+# SIMD128 kernel (cast, comparisons, ...), so -Oz (28 KB gzip less, the benchmarked ops keep their
+# speed); in the plain variant it runs every op but conv2d/dense/depthwise (portable), so -O3.
+set(CVMRT_WASM_SCALAR_OPT "auto" CACHE STRING
+    "optimisation flag of the scalar reference backend; auto: -Oz (simd variant), -O3 (plain)")
+if(CVMRT_WASM_SCALAR_OPT STREQUAL "auto")
+  if(CVMRT_WASM_VARIANT STREQUAL "simd")
+    set(CVM_WASM_SCALAR_OPT "-Oz")
+  else()
+    set(CVM_WASM_SCALAR_OPT "-O3")
+  endif()
+else()
+  set(CVM_WASM_SCALAR_OPT "${CVMRT_WASM_SCALAR_OPT}")
+endif()
+foreach(config RELEASE RELWITHDEBINFO MINSIZEREL)
+  foreach(lang C CXX)
+    string(REGEX REPLACE "(^| )-O[0-9sz]( |$)" " " CMAKE_${lang}_FLAGS_${config}
+           "${CMAKE_${lang}_FLAGS_${config}}")
+  endforeach()
+endforeach()
+set(CVM_WASM_OPT_GENEX "$<$<NOT:$<CONFIG:Debug>>:${CVMRT_WASM_OPT}>")
+add_compile_options("${CVM_WASM_OPT_GENEX}")
 
 # emscripten 3.1.6's optimizing link runs acorn from Debian's /usr/share/nodejs, which NodeSource
 # node does not search: set NODE_PATH for every link, whatever the caller's environment.

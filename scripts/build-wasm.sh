@@ -7,6 +7,7 @@
 #   --no-test        build only
 #   --out-dir DIR    where the modules go (default js/dist/wasm)
 #   -jN              parallel jobs (default 2)
+# What the bytes are: python3 scripts/wasm_size_map.py --relink build-wasm-simd (docs/wasm-size.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"

@@ -4,7 +4,7 @@ import { Cvm } from './cvm.mjs';
 import { supportDispose } from './lifetime.mjs';
 import { CvmModel } from './model.mjs';
 import { Native } from './native.mjs';
-import { CvmLogicError, CvmRuntimeError, simdSupported } from './shared.mjs';
+import { CvmLogicError, CvmRuntimeError, ehSupported, simdSupported } from './shared.mjs';
 
 export { CvmError, CvmLogicError, CvmRuntimeError, simdSupported } from './shared.mjs';
 
@@ -60,6 +60,10 @@ export async function init(options = {}) {
     throw new CvmLogicError(`init(): variant must be one of ${VARIANTS.join(', ')}, found ${JSON.stringify(variant)}`);
   }
   if (typeof WebAssembly !== 'object') throw new CvmRuntimeError('init(): this engine has no WebAssembly');
+  if (!ehSupported()) {
+    throw new CvmRuntimeError('init(): this engine lacks WebAssembly exception handling, which both cvmrt ' +
+      'builds need (Node >= 17, Chrome >= 95, Firefox >= 100, Safari >= 15.2)');
+  }
   const simd = simdSupported();
   const chosen = variant === 'auto' ? (simd ? 'simd' : 'plain') : variant;
   if (chosen === 'simd' && !simd) {

@@ -1,4 +1,4 @@
-// Pieces both entry points need synchronously: the error classes and the SIMD128 probe.
+// Pieces both entry points need synchronously: the error classes and the SIMD128 and EH probes.
 // scripts/build.mjs inlines this file into dist/index.cjs (it must stay free of imports).
 
 // No statement here changes anything outside this module ("sideEffects": false in
@@ -67,6 +67,22 @@ const SIMD_PROBE = new Uint8Array([
 export function simdSupported() {
   try {
     return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+// Both builds catch C++ exceptions with WebAssembly exception handling (-fwasm-exceptions):
+//   (module (func try catch_all end))
+const EH_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x04, 0x01, 0x60, 0x00, 0x00,
+  0x03, 0x02, 0x01, 0x00, 0x0a, 0x08, 0x01, 0x06, 0x00, 0x06, 0x40, 0x19, 0x0b, 0x0b,
+]);
+
+/** Whether this engine validates WebAssembly exception handling (try/catch_all). */
+export function ehSupported() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(EH_PROBE);
   } catch {
     return false;
   }
