@@ -15,6 +15,16 @@ KernelStatus fill(const KernelCall& call) {
   const size_t esize = elem_size(call.outputs[0].type);
   for_each_row(views, [&](char* const* ptr, int64_t n, const int64_t* step) {
     char* out = ptr[0];
+    if (step[0] == static_cast<int64_t>(esize) && n > 0) {
+      // A contiguous row: one element, then doubling copies of what is written (log2(n) calls
+      // instead of one small memcpy per element, which wasm builds do not inline).
+      const size_t total = static_cast<size_t>(n) * esize;
+      std::memcpy(out, p.value, esize);
+      for (size_t done = esize; done < total; done *= 2) {
+        std::memcpy(out + done, out, done < total - done ? done : total - done);
+      }
+      return;
+    }
     for (int64_t i = 0; i < n; ++i, out += step[0]) std::memcpy(out, p.value, esize);
   });
   return KernelStatus::kDone;
