@@ -15,7 +15,7 @@ test('init: info() reports the variant and the library version', async () => {
     // One version: the library in the wasm is the package's own.
     assert.equal(info.version, JSON.parse(readFileSync(join(JS_ROOT, 'package.json'), 'utf8')).version);
     // The kernel table in use: the SIMD128 build prefers its "wasm" table.
-    assert.equal(info.backend, variant === 'simd' ? 'wasm' : 'scalar');
+    assert.equal(info.backend, variant === 'simd' ? 'wasm' : 'portable');
     cvm.setBackend('scalar');
     assert.equal(cvm.info().backend, 'scalar');
     cvm.setBackend('auto');
