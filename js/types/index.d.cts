@@ -71,7 +71,7 @@ export interface Info {
   /** "MAJOR.MINOR.PATCH" of the native library: the package's own version. */
   version: string;
   versionNumber: number;
-  /** The kernel table in use: "wasm" (SIMD128 kernels) or "scalar". */
+  /** The kernel table in use: "wasm" (SIMD128 kernels), "portable" (the plain build) or "scalar". */
   backend: string;
   buildHash?: string;
 }
@@ -215,7 +215,7 @@ export interface KernelChain {
 
 /** The kernels of every operator node, in execution order. */
 export interface KernelPlan {
-  /** The backend heading the chains: "wasm" or "scalar". */
+  /** The backend heading the chains: "wasm", "portable" or "scalar". */
   backend: string;
   nodes: { node: string; op: string; chains: KernelChain[] }[];
 }
