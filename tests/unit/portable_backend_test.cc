@@ -29,13 +29,13 @@ using kernel::KernelStatus;
 using kernel::TensorView;
 
 KernelFn table_kernel(const kernel::BackendTable& table, const std::string& op) {
-  for (size_t i = 0; i < table.count; ++i) {
-    const kernel::KernelEntry& e = table.entries[i];
-    if (op == e.op && e.dtype == ElemType::kInt32) return e.fn;
-  }
-  FAIL("no int32 kernel " << op << " in backend " << table.name);
-  return nullptr;
+  const kernel::KernelEntry* e = test::find_int32_entry(table, op);
+  if (e == nullptr) FAIL("no int32 kernel " << op << " in backend " << table.name);
+  return e->fn;
 }
+
+constexpr auto view = test::int32_view;
+constexpr auto compact = test::compact_strides;
 
 // Value ranges: int8 (the pair lanes), its bounds only (products of (-128)^2), int8 but for a
 // few values just outside, and any int32 (sums that wrap).
@@ -70,28 +70,6 @@ struct Rng {
   }
   std::mt19937_64 gen;
 };
-
-TensorView view(int32_t* data, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-  TensorView v{};
-  v.data = data;
-  v.type = ElemType::kInt32;
-  v.ndim = static_cast<int32_t>(shape.size());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    v.shape[d] = shape[d];
-    v.strides[d] = strides[d];
-  }
-  return v;
-}
-
-std::vector<int64_t> compact(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> s(shape.size());
-  int64_t step = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    s[d] = step;
-    step *= shape[d];
-  }
-  return s;
-}
 
 // Runs `op` of the portable backend and of the scalar reference, each into its own copy of
 // the output storage (garbage, so unwritten outputs show), and requires equal bytes. A declined

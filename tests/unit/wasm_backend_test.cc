@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernel_abi.h"
+#include "kernel_test_util.h"
 #include "params/nn.h"
 
 using namespace cvm;
@@ -27,13 +28,13 @@ using kernel::KernelFn;
 using kernel::TensorView;
 
 KernelFn table_kernel(const kernel::BackendTable& table, const std::string& op) {
-  for (size_t i = 0; i < table.count; ++i) {
-    const kernel::KernelEntry& e = table.entries[i];
-    if (op == e.op && (e.dtype == ElemType::kInt32 || e.dtype == ElemType::kAny)) return e.fn;
-  }
-  FAIL("no int32 kernel " << op << " in backend " << table.name);
-  return nullptr;
+  const kernel::KernelEntry* e = test::find_int32_entry(table, op);
+  if (e == nullptr) FAIL("no int32 kernel " << op << " in backend " << table.name);
+  return e->fn;
 }
+
+constexpr auto view = test::int32_view;
+constexpr auto compact_strides = test::compact_strides;
 
 // Value ranges that pick different paths: int8 and int16 operands take the int16 dot product
 // (the int16 bounds included), full int32 operands the exact int32 multiply.
@@ -69,36 +70,10 @@ struct Rng {
   std::mt19937_64 gen;
 };
 
-// A view over `data` (+ offset elements) with explicit shape and element strides.
-TensorView view(int32_t* data, std::vector<int64_t> shape, std::vector<int64_t> strides) {
-  TensorView v{};
-  v.data = data;
-  v.type = ElemType::kInt32;
-  v.ndim = static_cast<int32_t>(shape.size());
-  for (size_t d = 0; d < shape.size(); ++d) {
-    v.shape[d] = shape[d];
-    v.strides[d] = strides[d];
-  }
-  return v;
-}
-
-std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> s(shape.size());
-  int64_t step = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    s[d] = step;
-    step *= shape[d];
-  }
-  return s;
-}
-
 const kernel::KernelEntry& table_entry(const kernel::BackendTable& table, const std::string& op) {
-  for (size_t i = 0; i < table.count; ++i) {
-    const kernel::KernelEntry& e = table.entries[i];
-    if (op == e.op && e.dtype == ElemType::kInt32) return e;
-  }
-  FAIL("no int32 kernel " << op << " in backend " << table.name);
-  return table.entries[0];
+  const kernel::KernelEntry* e = test::find_int32_entry(table, op);
+  if (e == nullptr) FAIL("no int32 kernel " << op << " in backend " << table.name);
+  return *e;
 }
 
 // Runs `op` of the wasm backend and of the scalar reference on the same inputs, each into its
