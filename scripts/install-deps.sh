@@ -17,6 +17,10 @@ packages=(
   # Real data and models: Fashion-MNIST (the main job and the accuracy test), numpy for its
   # scripts (Debian's /usr/bin/python3), scikit-image's public-domain/CC0 photos (BlazeFace).
   dataset-fashion-mnist python3-numpy python3-skimage
+  # The Python package (python/): pybind11 and the headers to build it, pip/setuptools/wheel and
+  # venv to install it offline, pytest and Dask (with distributed) for its tests.
+  pybind11-dev python3-dev python3-pip python3-setuptools python3-wheel python3-venv
+  python3-pytest python3-dask python3-distributed
 )
 # Node.js >= 18 with npm runs the package's tests; a machine that has none gets Debian's.
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Test command: installs dependencies, builds every variant once, and runs every suite.
-#   build/       release build (-Werror): unit, C ABI and README tests
+#   build/       release build (-Werror): unit, C ABI and README tests; the Python package
+#                (pip-installed into build/pyenv from it) and its pytest suites, Dask included
 #   build-sanitize/  clang 14: the same suites under -fsanitize=address,undefined, and the
 #                    libFuzzer targets (tests/fuzz) for a short fixed budget each
 #   build-tsan/  the threaded suites under -fsanitize=thread
@@ -19,9 +20,19 @@ export CCACHE_BASEDIR="$PWD"
 (cd bench/ort && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund)
 
 echo "== release build"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCVMRT_WERROR=ON
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCVMRT_WERROR=ON \
+      -DCVMRT_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== Python package: pip install into a virtual environment, then pytest against it"
+# As a user installs it (README "Python"), reusing the release tree's module (CVMRT_BUILD_DIR);
+# --no-index: nothing is downloaded. The tests then import the installed package.
+/usr/bin/python3 -m venv --system-site-packages build/pyenv
+CVMRT_BUILD_DIR="$PWD/build" build/pyenv/bin/pip install --quiet --no-index \
+  --no-build-isolation --force-reinstall ./python
+CVMRT_EXPECT_PREFIX="$PWD/build/pyenv" CVMRT_CLI="$PWD/build/tools/cvmrt" \
+  build/pyenv/bin/python -m pytest -q python/tests
 
 echo "== sanitizer build (clang 14: address, undefined, libFuzzer coverage)"
 # The second compiler's build: every suite under ASan and UBSan, plus the fuzz.* tests (each
