@@ -17,3 +17,11 @@ mkdir -p "$work"
 /usr/bin/python3 -c "import numpy as np, sys; np.save(sys.argv[1], np.load(sys.argv[2])[:1])" \
   "$work/first_image.npy" "$work/t10k_images.npy"
 "$cvmrt" run "$work/fashion_int8.cvmrt" --input "data=$work/first_image.npy" --dequantize
+# The same 10,000 images scored by two Dask worker processes through the Python package.
+if compgen -G "$build/python/cvmrt/_cvmrt*.so" > /dev/null; then
+  PYTHONPATH="$build/python" /usr/bin/python3 examples/fashion_mnist/dask_score.py \
+    --model "$work/fashion_int8.cvmrt" --images "$work/t10k_images.npy" \
+    --labels "$work/t10k_labels.npy"
+else
+  echo "(no Python module in $build: the Dask scoring is skipped; see README \"Python\")"
+fi
