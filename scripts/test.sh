@@ -30,7 +30,7 @@ echo "== Python package: pip install into a virtual environment, then pytest aga
 # --no-index: nothing is downloaded. The tests then import the installed package.
 /usr/bin/python3 -m venv --system-site-packages build/pyenv
 CVMRT_BUILD_DIR="$PWD/build" build/pyenv/bin/pip install --quiet --no-index \
-  --no-build-isolation --force-reinstall ./python
+  --no-build-isolation --force-reinstall --no-deps ./python
 CVMRT_EXPECT_PREFIX="$PWD/build/pyenv" CVMRT_CLI="$PWD/build/tools/cvmrt" \
   build/pyenv/bin/python -m pytest -q python/tests
 
