@@ -96,8 +96,9 @@ class Model:
     model runs, so Python threads scale.
     """
 
-    def __init__(self, core: "_cvmrt._Model") -> None:
+    def __init__(self, core: "_cvmrt._Model", backend: str = "auto") -> None:
         self._core = core
+        self._backend_choice = backend
         self._inputs = [TensorInfo(*t) for t in core.inputs]
         self._outputs = [TensorInfo(*t) for t in core.outputs]
 
@@ -159,6 +160,10 @@ class Model:
                 f.write(data)
             os.replace(tmp, target)
         return data
+
+    def __reduce__(self):
+        # Pickling carries the model file's bytes (params included); unpickling loads them again.
+        return (_load_model_bytes, (self.save(), self.device, self._backend_choice))
 
     def cvm_json(self) -> str:
         """The CVM graph JSON (with params saved in the legacy format, any CVM runtime runs it)."""
@@ -266,7 +271,11 @@ def load_model(path: Union[PathLike, bytes], params: Union[None, PathLike, bytes
     device: "cpu", "cuda" or "cuda:N". backend: the CPU backend heading every kernel chain
     ("simd", "portable", "scalar", ...) or "auto"; results are the same bits on every one.
     """
-    return Model(_cvmrt._Model.load(path, params, device, backend))
+    return Model(_cvmrt._Model.load(path, params, device, backend), backend)
+
+
+def _load_model_bytes(data: bytes, device: str, backend: str) -> Model:
+    return load_model(data, device=device, backend=backend)
 
 
 def op(name: str, inputs: Union[Iterable[Any], Any], **attrs: Any) -> Union[Array, Tuple[Array, ...]]:
@@ -295,7 +304,7 @@ def import_onnx(path: PathLike, batch: int = 1, device: str = "cpu",
                 backend: str = "auto") -> Model:
     """Imports an ONNX float model (static shapes; batch fixes a symbolic first dimension)."""
     _require_onnx()
-    return Model(_cvmrt._import_onnx(os.fspath(path), batch, device, backend))
+    return Model(_cvmrt._import_onnx(os.fspath(path), batch, device, backend), backend)
 
 
 def quantize(onnx_path: PathLike, calibration: Any, *, per_channel: bool = True,
@@ -312,7 +321,7 @@ def quantize(onnx_path: PathLike, calibration: Any, *, per_channel: bool = True,
     calib = np.ascontiguousarray(np.asarray(calibration), dtype=np.float32)
     core, report = _cvmrt._quantize(os.fspath(onnx_path), calib, per_channel, output_precision,
                                     percentile, split, max_channel_spread, device, backend)
-    model = Model(core)
+    model = Model(core, backend)
     return (model, report) if return_report else model
 
 

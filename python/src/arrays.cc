@@ -356,6 +356,22 @@ __dlpack_device__ hand it to np.from_dlpack and other DLPack consumers without c
       .def("copy", [](const NDArray& a) { return a.copy(); },
            "A copy (shares memory until either side is written).")
       .def("contiguous", &NDArray::contiguous, "This array if row-major contiguous, else a copy.")
+      .def(py::pickle(  // (shape, dtype, bytes): a contiguous copy of the elements
+          [](const NDArray& a) {
+            std::string bytes(a.nbytes(), '\0');
+            a.copy_to_bytes(bytes.data(), bytes.size());
+            return py::make_tuple(int_tuple(a.shape()), a.dtype().name(), py::bytes(bytes));
+          },
+          [](const py::tuple& state) {
+            CVM_VERIFY(state.size() == 3) << "Array: bad pickled state";
+            const std::string bytes = state[2].cast<std::string>();
+            const Shape shape = shape_of(state[0]);
+            const DataType t = DataType::parse(state[1].cast<std::string>());
+            CVM_VERIFY(static_cast<size_t>(shape.numel()) * t.bytes() == bytes.size())
+                << "Array: bad pickled state (" << bytes.size() << " bytes for " << shape << " "
+                << t.name() << ")";
+            return NDArray::from_bytes(bytes.data(), bytes.size(), shape, t);
+          }))
       .def("to", [](const NDArray& a, const std::string& device) { return a.to(parse_device(device)); },
            py::arg("device"), "The same elements on \"cpu\" or \"cuda:N\" (this array when already there).");
 

@@ -1,6 +1,7 @@
 # Arrays: zero-copy NumPy interop both ways (buffer protocol, DLPack), every dtype, views,
 # read-only memory, lifetimes and bad input.
 import gc
+import pickle
 import sys
 
 import numpy as np
@@ -161,6 +162,16 @@ def test_lifetime_is_held_by_references():
     d = np.from_dlpack(cvmrt.asarray(np.ones(4, np.float32)))  # DLPack holds it too
     gc.collect()
     assert d.sum() == 4
+
+
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+def test_arrays_pickle_by_value(dtype):
+    a = cvmrt.asarray(sample(dtype, (3, 4))).transpose()
+    b = pickle.loads(pickle.dumps(a))
+    assert b.dtype == dtype and b.shape == (4, 3) and b.data_ptr != a.data_ptr
+    np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
+    bf = pickle.loads(pickle.dumps(cvmrt.asarray(np.array([0x3F80], np.uint16), dtype="bfloat16")))
+    assert bf.dtype == "bfloat16" and bf.tobytes() == b"\x80\x3f"
 
 
 def test_bad_input_raises_logic_errors():

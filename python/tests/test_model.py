@@ -2,6 +2,7 @@
 # float in/out of quantized models, every CPU backend's bits, threads, the CLI's quantizer and
 # bad input.
 import json
+import pickle
 import subprocess
 import threading
 from pathlib import Path
@@ -139,6 +140,13 @@ def test_save_and_reload(fashion, images, tmp_path):
                 fashion.metadata["quantization"]["inputs"][0]["scale"]) + 0.5), -127, 127)
     np.testing.assert_array_equal(cvm.run({"data": q.astype(np.int32)})[cvm.outputs[0].name],
                                   x["softmax"])
+
+
+def test_models_pickle_as_their_file(fashion, images):
+    again = pickle.loads(pickle.dumps(fashion))
+    assert again.save() == fashion.save() and again.cost == fashion.cost
+    np.testing.assert_array_equal(again.run({"data": images[:4]})["softmax"],
+                                  fashion.run({"data": images[:4]})["softmax"])
 
 
 def test_description(fashion):

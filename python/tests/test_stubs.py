@@ -26,7 +26,7 @@ def test_stub_names_match_the_module():
     module = {n for n in dir(_cvmrt) if not n.startswith("__") or n == "__version__"}
     assert top == module
     methods = {n for n in dir(cvmrt.Array) if not n.startswith("_")} | {
-        "__len__", "__dlpack__", "__dlpack_device__", "__array__"}
+        "__len__", "__dlpack__", "__dlpack_device__", "__array__", "__getstate__", "__setstate__"}
     assert array == methods
 
 
