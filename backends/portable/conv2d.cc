@@ -5,6 +5,10 @@
 // Per group: A = the group's weights (out channels x K), K = (channel, kh, kw) taps; B = its
 // im2col (K x output pixels), packed panel by panel straight from x, padding taps as 0 (a
 // product 0 * w adds nothing modulo 2^32, as a skipped tap does in the reference).
+//
+// The packer (conv2d_i32__portable_prepack) packs an int8 w once, as every group's whole A in
+// pair-lane operands (doubles); a call given that pack and an int8 x reads it in place instead
+// of checking w's range and gathering A per image and group. Depthwise layers are not packed.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -17,6 +21,8 @@ namespace cvm {
 namespace kernel {
 namespace portable {
 namespace {
+
+constexpr uint32_t kConvMagic = 0x43384650u;  // "PF8C": conv2d A, int8 values in doubles
 
 // One tap k = (c, kh, kw) of a group's K: its offsets in x (from the group's first channel of
 // the image) and in w (from an output channel's row), and its row and column shifts.
@@ -55,8 +61,22 @@ struct Im2col {
   }
 };
 
+// The lanes of the call's pack when conv2d_i32__portable_prepack made it for a w of this shape
+// and groups, else null.
+const double* conv_packed(const KernelCall& call, const TensorView& w, int64_t groups) {
+  const auto* h = static_cast<const PackHeader*>(call.prepacked);
+  if (h == nullptr || h->magic != kConvMagic || h->lane_bytes != sizeof(double) ||
+      h->d[0] != w.shape[0] || h->d[1] != w.shape[1] || h->d[2] != w.shape[2] ||
+      h->d[3] != w.shape[3] || h->d[4] != groups) {
+    return nullptr;
+  }
+  return reinterpret_cast<const double*>(h + 1);
+}
+
+// a_packed: every group's A packed whole (pack_a(), lanes L, group after group), or null to
+// pack each group's A per image.
 template <class L>
-KernelStatus conv_gemm(const KernelCall& call) {
+KernelStatus conv_gemm(const KernelCall& call, const typename L::T* a_packed = nullptr) {
   using T = typename L::T;
   const auto& p = *static_cast<const Conv2dParams*>(call.params);
   const TensorView& x = call.inputs[0];
@@ -70,7 +90,8 @@ KernelStatus conv_gemm(const KernelCall& call) {
   auto* taps = static_cast<Tap*>(
       p.scratch->acquire(p.scratch->ctx, depth * static_cast<int64_t>(sizeof(Tap))));
   auto* buf = static_cast<T*>(p.scratch->acquire(
-      p.scratch->ctx, gemm_scratch_lanes<L>(per_group, depth) * static_cast<int64_t>(sizeof(T))));
+      p.scratch->ctx, gemm_scratch_lanes<L>(per_group, depth, a_packed != nullptr, false) *
+                          static_cast<int64_t>(sizeof(T))));
   if (taps == nullptr || buf == nullptr) return KernelStatus::kDeclined;
   Tap* t = taps;
   for (int64_t c = 0; c < group_c; ++c) {
@@ -117,8 +138,10 @@ KernelStatus conv_gemm(const KernelCall& call) {
       auto a_elem = [&](ptrdiff_t i, ptrdiff_t k) { return wg[i * ws + taps[k].w]; };
       const GemmOut out{yd + n * y.strides[0] + g * per_group * y.strides[1],
                         static_cast<ptrdiff_t>(y.strides[1]), static_cast<ptrdiff_t>(y.strides[3])};
+      const T* a_group =
+          a_packed == nullptr ? nullptr : a_packed + g * packed_a_lanes<L>(per_group, depth);
       gemm<L>(static_cast<ptrdiff_t>(per_group), static_cast<ptrdiff_t>(pixels),
-              static_cast<ptrdiff_t>(depth), a_elem, b_src, buf, out);
+              static_cast<ptrdiff_t>(depth), a_elem, b_src, buf, out, a_group);
     }
   }
   return KernelStatus::kDone;
@@ -137,7 +160,45 @@ KernelStatus conv2d_i32__portable(const KernelCall& call) {
   }
   // Pixel (oh, ow) of an output plane at (oh * out_w + ow) * strides[3].
   if (y.shape[2] > 1 && y.strides[2] != y.shape[3] * y.strides[3]) return KernelStatus::kDeclined;
-  return fits_int8(x) && fits_int8(w) ? conv_gemm<PairF64>(call) : conv_gemm<Int32Lanes>(call);
+  const bool x8 = fits_int8(x);
+  const double* packed = conv_packed(call, w, p.groups);
+  if (packed != nullptr && x8) return conv_gemm<PairF64>(call, packed);  // w: int8, packer-checked
+  return x8 && fits_int8(w) ? conv_gemm<PairF64>(call) : conv_gemm<Int32Lanes>(call);
+}
+
+size_t conv2d_i32__portable_prepack(const TensorView& w, const void* params, void* out,
+                                    size_t cap) {
+  using L = PairF64;
+  const auto& p = *static_cast<const Conv2dParams*>(params);
+  if (w.type != ElemType::kInt32 || w.ndim != 4 || p.groups < 1 || w.shape[0] < 1 ||
+      w.shape[0] % p.groups != 0 || w.shape[1] < 1 || w.shape[2] < 1 || w.shape[3] < 1) {
+    return 0;
+  }
+  if (w.shape[1] == 1 && p.groups > 1) return 0;  // depthwise: the direct kernel, no GEMM
+  const int64_t per_group = w.shape[0] / p.groups, taps = w.shape[2] * w.shape[3];
+  const int64_t depth = w.shape[1] * taps;
+  const int64_t group_lanes = packed_a_lanes<L>(per_group, depth);
+  if (group_lanes > (int64_t{1} << 28) / p.groups) return 0;
+  if (!fits_int8(w)) return 0;  // the kernel takes a packed w as int8 pair-lane operands
+  const size_t bytes =
+      sizeof(PackHeader) + static_cast<size_t>(group_lanes * p.groups) * sizeof(double);
+  if (out == nullptr || cap < bytes) return bytes;
+  auto* h = static_cast<PackHeader*>(out);
+  *h = PackHeader{kConvMagic, sizeof(double),
+                  {w.shape[0], w.shape[1], w.shape[2], w.shape[3], p.groups, depth, 0}};
+  auto* dst = reinterpret_cast<double*>(h + 1);
+  const auto* wd = static_cast<const int32_t*>(w.data);
+  for (int64_t g = 0; g < p.groups; ++g) {
+    // Element (i, k) of the group's A: w[g * per_group + i, c, kh, kw] for k = (c, kh, kw).
+    auto a_elem = [&](ptrdiff_t i, ptrdiff_t k) {
+      const int64_t c = k / taps, kh = k % taps / w.shape[3], kw = k % w.shape[3];
+      return wd[(g * per_group + i) * w.strides[0] + c * w.strides[1] + kh * w.strides[2] +
+                kw * w.strides[3]];
+    };
+    pack_a<L>(static_cast<ptrdiff_t>(per_group), static_cast<ptrdiff_t>(depth), a_elem,
+              dst + g * group_lanes);
+  }
+  return bytes;
 }
 
 }  // namespace portable

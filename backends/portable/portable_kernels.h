@@ -6,6 +6,8 @@
 // next entry of the node's chain, the scalar reference last.
 #pragma once
 
+#include <cstddef>
+
 #include "kernel_abi.h"
 
 namespace cvm {
@@ -15,6 +17,13 @@ namespace portable {
 // ---- nn (conv2d.cc, dense.cc): int32, views and params of params/nn.h ----
 KernelStatus conv2d_i32__portable(const KernelCall& call);  // Conv2dParams; x, w[, bias]
 KernelStatus dense_i32__portable(const KernelCall& call);   // DenseParams (optional); x, w[, bias]
+
+// KernelEntry::prepack of the two (KernelCall::prepacked): an int8 w as the GEMM operand the
+// kernel reads (gemm.h: conv2d's A of every group, dense's whole B, in int8-pair lanes) behind a
+// PackHeader; 0 (declined) when a value of w is outside int8, or for a depthwise conv2d.
+size_t conv2d_i32__portable_prepack(const TensorView& w, const void* params, void* out,
+                                    size_t cap);
+size_t dense_i32__portable_prepack(const TensorView& w, const void* params, void* out, size_t cap);
 
 // ---- helpers ----
 // Whether every element of the int32 view `v` is in [-128, 127] (range.cc).

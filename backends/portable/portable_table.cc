@@ -11,8 +11,10 @@ using E = ElemType;
 namespace p = portable;
 
 const KernelEntry kEntries[] = {
-    {"conv2d_i32__portable", "conv2d", E::kInt32, p::conv2d_i32__portable, kCpuNone},
-    {"dense_i32__portable", "dense", E::kInt32, p::dense_i32__portable, kCpuNone},
+    {"conv2d_i32__portable", "conv2d", E::kInt32, p::conv2d_i32__portable, kCpuNone,
+     p::conv2d_i32__portable_prepack},
+    {"dense_i32__portable", "dense", E::kInt32, p::dense_i32__portable, kCpuNone,
+     p::dense_i32__portable_prepack},
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Weight prepacking in the graph runtime: models give the same outputs whether their conv2d and
 // dense weights run prepacked (simd backend) or not (scalar), whatever the backend of other
 // sessions, thread counts and concurrent sessions; packs are made once per chain entry and
-// kept; the op layer gives a pack to the entry that made it and to no other.
+// kept; the op layer gives a pack to the entry that made it and to no other. The portable
+// backend's packers (int8 weights) too, in sessions that name it and wherever it heads "auto"
+// (the plain wasm module).
 // The op-layer headers bring the library's CHECK/VERIFY macros: included first, then dropped
 // for Catch2's.
 #include "op_def.h"
@@ -34,6 +36,8 @@ struct Loaded {
   std::shared_ptr<const Model> model;
   NDArray input;
   bool packs;  // has a conv2d/dense node the x86 kernels prepack (nn: < 4 channels per conv)
+  // has a conv2d/dense node the portable kernels prepack (an int8 weight, no depthwise conv)
+  bool packs_portable;
 };
 
 // The hand-built models with conv2d or dense, and the example LeNet.
@@ -42,11 +46,11 @@ std::vector<Loaded> models() {
   for (const std::string name :
        {"dense_nobias", "dense_bias", "dense_v110", "nn", "mlp", "chain"}) {
     const t::ModelCase c = t::load_case(name);
-    out.push_back({name, c.load(), c.input(), name != "nn" && name != "chain"});
+    out.push_back({name, c.load(), c.input(), name != "nn" && name != "chain", name != "chain"});
   }
   const auto lenet = t::load_lenet();
   const NDArray x = t::lenet_input(*lenet);
-  out.push_back({"lenet", lenet, x, true});
+  out.push_back({"lenet", lenet, x, true, true});
   return out;
 }
 
@@ -59,15 +63,23 @@ std::vector<std::vector<int64_t>> run_in(Session& s, const NDArray& input) {
 }
 
 // Whether the kernels that run dense and conv2d now (under CVMRT_ISA too) are GEMM ones that
-// prepack: the x86 ones, and the wasm SIMD128 ones.
+// prepack: the x86 ones, the wasm SIMD128 ones and the portable ones.
 bool gemm_kernels_run() {
   const cvm::DataType i32 = cvm::DataType::Int(32);
   const auto prepacks = [&](const char* op) {
     const std::string k = cvm::resolve_kernel(op, i32);
-    return k.rfind("simd/", 0) == 0 || k.rfind("wasm/", 0) == 0;
+    return k.rfind("simd/", 0) == 0 || k.rfind("wasm/", 0) == 0 || k.rfind("portable/", 0) == 0;
   };
   return prepacks("dense") && prepacks("conv2d");
 }
+
+// Whether the portable kernels run dense now (the plain wasm module's "auto").
+bool portable_runs() {
+  return cvm::resolve_kernel("dense", cvm::DataType::Int(32)).rfind("portable/", 0) == 0;
+}
+
+// Whether model l has weights the kernels that run now pack.
+bool expect_packs(const Loaded& l) { return portable_runs() ? l.packs_portable : l.packs; }
 
 struct RestoreBackend {
   std::string before = cvm::current_backend();
@@ -154,7 +166,7 @@ TEST_CASE("prepacked weights: same outputs as the scalar reference, sessions bou
       CHECK(run_in(s, l.input) == want);
     }
     const uint64_t packed = l.model->prepacked_bytes();
-    CHECK((packed > 0) == (on && l.packs));
+    CHECK((packed > 0) == (on && expect_packs(l)));
     // A later switch binds later sessions only: `s` keeps its kernels and its packs.
     const std::vector<cvm::NodeKernelPlan> plan = s.kernel_plan();
     cvm::set_backend("scalar");
@@ -194,7 +206,7 @@ TEST_CASE("prepacked weights: packed when a session is made, before the first ru
     CHECK(l.model->prepacked_bytes() == 0);
     Session s(l.model);
     const uint64_t packed = l.model->prepacked_bytes();
-    CHECK((packed > 0) == (on && l.packs));
+    CHECK((packed > 0) == (on && expect_packs(l)));
     run_in(s, l.input);
     CHECK(l.model->prepacked_bytes() == packed);  // the run packed nothing more
   }
@@ -225,3 +237,47 @@ TEST_CASE("prepacked weights: concurrent first runs of one model pack once",
     CHECK(l.model->prepacked_bytes() == packed);
   }
 }
+
+#ifdef CVMRT_HAVE_BACKEND_PORTABLE
+// Sessions on the portable backend pack their int8 conv2d/dense weights for its entries when
+// made (natively it sits behind simd, so these sessions name it), give the reference's outputs
+// at any thread count, and share the packs with later portable sessions of the model.
+TEST_CASE("prepacked weights: portable sessions pack int8 weights, same outputs as the reference",
+          "[graph][prepack][backend][portable]") {
+  RestoreBackend restore;
+  const char* env = std::getenv("CVMRT_PREPACK");
+  const bool on = env == nullptr || std::string(env) != "0";
+  for (const Loaded& l : models()) {
+    INFO("model " << l.name);
+    Session ref(l.model, cvm::SessionOptions{"scalar"});
+    const auto want = run_in(ref, l.input);
+    CHECK(l.model->prepacked_bytes() == 0);
+    Session s(l.model, cvm::SessionOptions{"portable"});
+    CHECK(s.backend() == "portable");
+    const uint64_t packed = l.model->prepacked_bytes();
+    CHECK((packed > 0) == (on && l.packs_portable));
+    bool any_packed = false;
+    for (const cvm::NodeKernelPlan& node : s.kernel_plan()) {
+      for (const auto& chain : node.chains) {
+        if (chain.packed_for.empty()) continue;
+        any_packed = true;
+        CHECK(chain.packed_for == chain.entries.front());
+        CHECK(chain.packed_for.find("__portable") != std::string::npos);
+      }
+    }
+    CHECK(any_packed == (packed > 0));
+    for (int threads : {1, 3}) {
+      cvm::set_num_threads(threads);
+      CHECK(run_in(s, l.input) == want);
+    }
+    for (const cvm::NodeKernelPlan& node : s.kernel_plan()) {
+      for (const auto& chain : node.chains) {
+        if (!chain.packed_for.empty()) CHECK(chain.last_ran == chain.packed_for);
+      }
+    }
+    Session again(l.model, cvm::SessionOptions{"portable"});
+    CHECK(run_in(again, l.input) == want);
+    CHECK(l.model->prepacked_bytes() == packed);  // reused, not remade
+  }
+}
+#endif  // CVMRT_HAVE_BACKEND_PORTABLE
