@@ -1,11 +1,14 @@
 # The README's Python examples, run as scripts in order (a scratch folder that sees the
 # repository's examples/), so the README never shows Python that does not work.
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+import cvmrt
 from conftest import REPO
 
 
@@ -20,12 +23,16 @@ def test_readme_has_python_examples():
 
 def test_readme_examples_run(tmp_path):
     (tmp_path / "examples").symlink_to(REPO / "examples")
+    # The scripts import the cvmrt under test, wherever it was imported from.
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(cvmrt.__file__).resolve().parents[1])] + env.get("PYTHONPATH", "").split(os.pathsep))
     outputs = []
     for i, code in enumerate(readme_blocks()):
         script = tmp_path / f"readme_{i}.py"
         script.write_text(code)
-        done = subprocess.run([sys.executable, script.name], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=600)
+        done = subprocess.run([sys.executable, script.name], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
             pytest.fail(f"README Python example {i} failed:\n{code}\n{done.stdout}\n{done.stderr}")
         outputs.append(done.stdout)
