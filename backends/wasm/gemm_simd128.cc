@@ -23,75 +23,13 @@
 #include <cstdint>
 #include <cstring>
 
+#include "gemm_micro_simd128.h"
 #include "params/nn.h"
-#include "simd128.h"
 
 namespace cvm {
 namespace kernel {
 namespace wasm {
 namespace {
-
-using idx = ptrdiff_t;  // wasm32's native width: no i64 arithmetic in the loops
-
-inline int32_t pair16(int32_t lo, int32_t hi) {
-  return static_cast<int32_t>((static_cast<uint32_t>(lo) & 0xFFFFu) | static_cast<uint32_t>(hi)
-                                                                          << 16);
-}
-
-inline bool in16(int32_t v) { return v >= -32768 && v <= 32767; }
-
-// ---------------------------------------------------------------------------------------------
-// The micro-kernel: acc[i][v] += sum over k < kp of A row i times B quad v, A at a: [kp][AS] (AS =
-// 4, or 1 for the single rows of dense), B at b: [kp][4 * NV]. In V8 on x64 one step is NV vector
-// loads, MR vbroadcastss, MR * NV vpmaddwd and as many vpaddd, nothing else.
-
-template <int MR, int NV>
-inline void step(const int32_t* a, const int32_t* b, v128_t (&acc)[MR][NV]) {
-  v128_t bv[NV];
-  for (int v = 0; v < NV; ++v) bv[v] = wasm_v128_load(b + 4 * v);
-  for (int i = 0; i < MR; ++i) {
-    // Keeps each splat next to its uses (hoisted, the splats outgrow V8's 15 vector registers).
-    __asm__ volatile("" ::: "memory");
-    const v128_t av = wasm_v128_load32_splat(a + i);
-    for (int v = 0; v < NV; ++v) {
-      acc[i][v] = wasm_i32x4_add(acc[i][v], wasm_i32x4_dot_i16x8(bv[v], av));
-    }
-  }
-}
-
-// init: the sums to continue from ([MR][NV] vectors), or null to start from 0. The accumulators
-// are locals (copied to out at the end): a reference parameter would live in memory, which the
-// barrier in step() forces the compiler to store and reload every step. Two steps per iteration
-// (V8 keeps the 8 accumulators, 2 B vectors and a splat in 11 registers; one step per iteration
-// measured slower, four made LLVM interleave the steps and V8 spill).
-template <int MR, int NV, int AS>
-inline void micro(const int32_t* a, const int32_t* b, idx kp, const v128_t* init,
-                  v128_t (&out)[MR][NV]) {
-  v128_t acc[MR][NV];
-  for (int i = 0; i < MR; ++i) {
-    for (int v = 0; v < NV; ++v) acc[i][v] = init ? init[i * NV + v] : wasm_i32x4_splat(0);
-  }
-  const int32_t* const a_end = a + (kp & ~idx{1}) * AS;
-  for (; a != a_end; a += 2 * AS, b += 8 * NV) {
-    step<MR, NV>(a, b, acc);
-    step<MR, NV>(a + AS, b + 4 * NV, acc);
-  }
-  if (kp & 1) step<MR, NV>(a, b, acc);
-  for (int i = 0; i < MR; ++i) {
-    for (int v = 0; v < NV; ++v) out[i][v] = acc[i][v];
-  }
-}
-
-// Stores the first n (0 to 4) lanes of v at y (all 4 when n >= 4).
-inline void store_n(int32_t* y, v128_t v, idx n) {
-  if (n >= 4) {
-    wasm_v128_store(y, v);
-  } else {
-    int32_t lane[4];
-    wasm_v128_store(lane, v);
-    for (idx l = 0; l < n; ++l) y[l] = lane[l];
-  }
-}
 
 // 4x4 transpose of int32 lanes: r[i] lane j -> out[j] lane i.
 inline void transpose4(v128_t (&r)[4]) {
@@ -149,14 +87,6 @@ void pack_rows4(const int32_t* src, idx rs, idx nr, idx depth, int32_t* dst, idx
 
 constexpr uint32_t kConvMagic = 0x43363157u;   // "W16C"
 constexpr uint32_t kDenseMagic = 0x44363157u;  // "W16D"
-
-// The prepack header (64 bytes, so the lanes after it stay 64-byte aligned).
-struct PackHeader {
-  uint32_t magic;
-  uint32_t pad_;
-  int64_t d[7];
-};
-static_assert(sizeof(PackHeader) == 64, "header size");
 
 struct ConvShape {
   idx out_c, group_c, kh, kw, groups;
@@ -238,38 +168,10 @@ struct ConvRun {
   v128_t* c;         // partial sums between chunks: [strips][blocks][4][2]
 };
 
-// X of image n, group grp: cell (j, r, col) pairs channels 2j and 2j + 1 at input row r - pad_h and
-// column col - pad_w, 0 outside the input.
+// X of image n, group grp (pack_channel_pairs).
 void pack_x(const ConvRun& m, idx n, idx grp) {
-  const TensorView& x = *m.x;
-  const idx ph = static_cast<idx>(m.p->pad_h), pw = static_cast<idx>(m.p->pad_w);
-  const idx xs1 = static_cast<idx>(x.strides[1]), xs2 = static_cast<idx>(x.strides[2]);
-  const idx lo = std::min(m.xw, pw), hi = std::max(lo, std::min(m.xw, m.in_w + pw));
-  const auto* xg = static_cast<const int32_t*>(x.data) + n * static_cast<idx>(x.strides[0]) +
-                   grp * m.s.group_c * xs1;
-  int32_t* dst = m.xp;
-  for (idx c = 0; c < m.s.group_c; c += 2) {
-    const int32_t* x0 = xg + c * xs1;
-    const bool odd = c + 1 == m.s.group_c;  // no partner channel: high halves 0
-    for (idx r = 0; r < m.xh; ++r, dst += m.xw) {
-      const idx ih = r - ph;
-      if (ih < 0 || ih >= m.in_h) {
-        std::memset(dst, 0, static_cast<size_t>(m.xw * 4));
-        continue;
-      }
-      std::memset(dst, 0, static_cast<size_t>(lo * 4));
-      const int32_t* r0 = x0 + ih * xs2 - pw;  // column col at r0[col]
-      const int32_t* r1 = r0 + xs1;
-      idx col = lo;
-      if (!odd) {
-        for (; col + 4 <= hi; col += 4) {
-          store4(dst + col, interleave_low16(load4(r0 + col), load4(r1 + col)));
-        }
-      }
-      for (; col < hi; ++col) dst[col] = pair16(r0[col], odd ? 0 : r1[col]);
-      std::memset(dst + hi, 0, static_cast<size_t>((m.xw - hi) * 4));
-    }
-  }
+  pack_channel_pairs(*m.x, n, grp * m.s.group_c, m.s.group_c, static_cast<idx>(m.p->pad_h),
+                     static_cast<idx>(m.p->pad_w), m.xh, m.xw, m.xp);
 }
 
 // The B tile of strips [s0, s0 + ns): strip t, k pair (kh, kw, j), lane l holds the X cell
@@ -402,40 +304,8 @@ const int32_t* conv_prepacked(const KernelCall& call, const ConvShape& s) {
 
 // Whether every element of v fits int16 (any strides).
 bool view_fits16(const TensorView& v) {
-  const auto* d = static_cast<const int32_t*>(v.data);
-  if (v.contiguous()) {
-    const idx n = static_cast<idx>(v.numel());
-    v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
-    idx i = 0;
-    for (; i + 16 <= n; i += 16) {
-      const v128_t a = load4(d + i), b = load4(d + i + 4), c = load4(d + i + 8),
-                   e = load4(d + i + 12);
-      lo = wasm_i32x4_min(lo, wasm_i32x4_min(wasm_i32x4_min(a, b), wasm_i32x4_min(c, e)));
-      hi = wasm_i32x4_max(hi, wasm_i32x4_max(wasm_i32x4_max(a, b), wasm_i32x4_max(c, e)));
-    }
-    bool ok = hmin(lo) >= -32768 && hmax(hi) <= 32767;
-    for (; i < n; ++i) ok = ok && in16(d[i]);
-    return ok;
-  }
-  // Up to 4-D (conv2d and dense views): walk the rows.
-  int64_t shape[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0};
-  const int off = 4 - v.ndim;
-  if (v.ndim > 4) return false;
-  for (int d0 = 0; d0 < v.ndim; ++d0) {
-    shape[off + d0] = v.shape[d0];
-    st[off + d0] = v.strides[d0];
-  }
-  for (int64_t a = 0; a < shape[0]; ++a) {
-    for (int64_t b = 0; b < shape[1]; ++b) {
-      for (int64_t c = 0; c < shape[2]; ++c) {
-        const int32_t* r = d + a * st[0] + b * st[1] + c * st[2];
-        for (int64_t e = 0; e < shape[3]; ++e) {
-          if (!in16(r[e * st[3]])) return false;
-        }
-      }
-    }
-  }
-  return true;
+  int32_t lo = 0, hi = 0;
+  return view_range(v, lo, hi) && in16(lo) && in16(hi);
 }
 
 }  // namespace
@@ -651,6 +521,87 @@ bool dense_gemm_simd128(const KernelCall& call) {
     for (idx m = 0; m < full; m += 4) dense_strip<4, 4>(d, a + m * d.kp, m, u0);
     for (idx m = full; m < d.rows; ++m) dense_strip<1, 1>(d, a + m * d.kp, m, u0);
   }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared with winograd_simd128.cc (gemm_micro_simd128.h)
+
+void pack_channel_pairs(const TensorView& x, idx n, idx c0, idx channels, idx ph, idx pw, idx xh,
+                        idx xw, int32_t* dst) {
+  const idx in_h = static_cast<idx>(x.shape[2]), in_w = static_cast<idx>(x.shape[3]);
+  const idx xs1 = static_cast<idx>(x.strides[1]), xs2 = static_cast<idx>(x.strides[2]);
+  const idx lo = std::min(xw, pw), hi = std::max(lo, std::min(xw, in_w + pw));
+  const auto* xg =
+      static_cast<const int32_t*>(x.data) + n * static_cast<idx>(x.strides[0]) + c0 * xs1;
+  for (idx c = 0; c < channels; c += 2) {
+    const int32_t* x0 = xg + c * xs1;
+    const bool odd = c + 1 == channels;  // no partner channel: high halves 0
+    for (idx r = 0; r < xh; ++r, dst += xw) {
+      const idx ih = r - ph;
+      if (ih < 0 || ih >= in_h) {
+        std::memset(dst, 0, static_cast<size_t>(xw * 4));
+        continue;
+      }
+      std::memset(dst, 0, static_cast<size_t>(lo * 4));
+      const int32_t* r0 = x0 + ih * xs2 - pw;  // column col at r0[col]
+      const int32_t* r1 = r0 + xs1;
+      idx col = lo;
+      if (!odd) {
+        for (; col + 4 <= hi; col += 4) {
+          store4(dst + col, interleave_low16(load4(r0 + col), load4(r1 + col)));
+        }
+      }
+      for (; col < hi; ++col) dst[col] = pair16(r0[col], odd ? 0 : r1[col]);
+      std::memset(dst + hi, 0, static_cast<size_t>((xw - hi) * 4));
+    }
+  }
+}
+
+bool view_range(const TensorView& v, int32_t& lo_out, int32_t& hi_out) {
+  lo_out = hi_out = 0;
+  const auto* d = static_cast<const int32_t*>(v.data);
+  if (v.contiguous()) {
+    const idx n = static_cast<idx>(v.numel());
+    v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
+    idx i = 0;
+    for (; i + 16 <= n; i += 16) {
+      const v128_t a = load4(d + i), b = load4(d + i + 4), c = load4(d + i + 8),
+                   e = load4(d + i + 12);
+      lo = wasm_i32x4_min(lo, wasm_i32x4_min(wasm_i32x4_min(a, b), wasm_i32x4_min(c, e)));
+      hi = wasm_i32x4_max(hi, wasm_i32x4_max(wasm_i32x4_max(a, b), wasm_i32x4_max(c, e)));
+    }
+    int32_t l = hmin(lo), h = hmax(hi);
+    for (; i < n; ++i) {
+      l = std::min(l, d[i]);
+      h = std::max(h, d[i]);
+    }
+    lo_out = l;
+    hi_out = h;
+    return true;
+  }
+  // Up to 4-D (conv2d and dense views): walk the rows.
+  int64_t shape[4] = {1, 1, 1, 1}, st[4] = {0, 0, 0, 0};
+  const int off = 4 - v.ndim;
+  if (v.ndim > 4) return false;
+  for (int d0 = 0; d0 < v.ndim; ++d0) {
+    shape[off + d0] = v.shape[d0];
+    st[off + d0] = v.strides[d0];
+  }
+  int32_t l = 0, h = 0;
+  for (int64_t a = 0; a < shape[0]; ++a) {
+    for (int64_t b = 0; b < shape[1]; ++b) {
+      for (int64_t c = 0; c < shape[2]; ++c) {
+        const int32_t* r = d + a * st[0] + b * st[1] + c * st[2];
+        for (int64_t e = 0; e < shape[3]; ++e) {
+          l = std::min(l, r[e * st[3]]);
+          h = std::max(h, r[e * st[3]]);
+        }
+      }
+    }
+  }
+  lo_out = l;
+  hi_out = h;
   return true;
 }
 

@@ -312,7 +312,8 @@ KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call) {
       w.shape[3] == 0) {
     return KernelStatus::kDeclined;
   }
-  // Depthwise layers (depthwise_simd128.cc), else the int16 GEMM, else the direct path.
+  // Depthwise layers (depthwise_simd128.cc), else the int16 GEMM, else the direct path. (3x3
+  // stride-1 layers meet conv2d_i32__wasm_winograd first, an entry of its own.)
   if (conv2d_depthwise_simd128(call)) return KernelStatus::kDone;
   const ConvGeometry g{&p, &x, &w, bias, &y, w.shape[1], w.shape[2], w.shape[3], x.shape[2],
                        x.shape[3]};

@@ -30,6 +30,13 @@ KernelStatus reduce_max_i32__wasm_simd128(const KernelCall& call);  // ReducePar
 
 // ---- nn (nn_simd128.cc): int32, views and params of params/nn.h ----
 KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call);      // Conv2dParams; x, w[, bias]
+// 3x3 stride-1 conv2d by integer Winograd F(2x2, 3x3) (winograd_simd128.cc), an entry of its own
+// ahead of conv2d_i32__wasm_simd128: declines every other layer, and operand ranges beyond the
+// bounds that keep it exact. Its packer holds the transformed weights (0: not such a layer, or a
+// weight beyond what the transform keeps in int16).
+KernelStatus conv2d_i32__wasm_winograd(const KernelCall& call);
+size_t conv2d_i32__wasm_winograd_prepack(const TensorView& w, const void* params, void* out,
+                                         size_t cap);
 KernelStatus dense_i32__wasm_simd128(const KernelCall& call);       // x, w[, bias]
 KernelStatus max_pool2d_i32__wasm_simd128(const KernelCall& call);  // MaxPool2dParams
 

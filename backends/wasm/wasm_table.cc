@@ -30,6 +30,10 @@ const KernelEntry kEntries[] = {
     {"reduce_max_i32__wasm_simd128", "reduce_max", E::kInt32, w::reduce_max_i32__wasm_simd128,
      kCpuNone},
     // ---- nn ----
+    // Winograd first: it declines all but 3x3 stride-1 layers (a separate wasm function, so V8
+    // compiles and tiers up each path on its own).
+    {"conv2d_i32__wasm_winograd", "conv2d", E::kInt32, w::conv2d_i32__wasm_winograd, kCpuNone,
+     w::conv2d_i32__wasm_winograd_prepack},
     {"conv2d_i32__wasm_simd128", "conv2d", E::kInt32, w::conv2d_i32__wasm_simd128, kCpuNone,
      w::conv2d_i32__wasm_simd128_prepack},
     {"dense_i32__wasm_simd128", "dense", E::kInt32, w::dense_i32__wasm_simd128, kCpuNone,

@@ -90,7 +90,7 @@ TEST_CASE("the registry lists the wasm backend exactly when it is compiled", "[b
   REQUIRE(names.front() == "wasm");  // the best backend: the default
   set_backend("auto");
   REQUIRE(current_backend() == "wasm");
-  REQUIRE(resolve_kernel("conv2d", DataType::Int(32)) == "wasm/wasm_simd128");
+  REQUIRE(resolve_kernel("conv2d", DataType::Int(32)) == "wasm/wasm_winograd");
 #else
   REQUIRE_FALSE(listed);
 #endif

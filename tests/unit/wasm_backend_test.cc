@@ -3,8 +3,10 @@
 // scratch or with scratch refused part way (the op layer lends it whenever it can), the int16
 // pairs wrapping exactly at the int16 bounds (hand-computed), a single value beyond the fast
 // path's range in x or w (per channel for depthwise), declined calls leaving their output
-// untouched, and the int16 GEMMs of conv2d and dense with weights packed ahead of time (the
-// KernelEntry::prepack path of model runs). Each equals the scalar reference bit for bit.
+// untouched, the int16 GEMMs of conv2d and dense with weights packed ahead of time (the
+// KernelEntry::prepack path of model runs), and the Winograd path of 3x3 stride-1 conv2d where
+// it takes a call and where its range bounds make it decline. Each equals the scalar reference
+// bit for bit.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -70,24 +72,31 @@ struct Rng {
   std::mt19937_64 gen;
 };
 
-const kernel::KernelEntry& table_entry(const kernel::BackendTable& table, const std::string& op) {
-  const kernel::KernelEntry* e = test::find_int32_entry(table, op);
-  if (e == nullptr) FAIL("no int32 kernel " << op << " in backend " << table.name);
-  return *e;
+// The wasm table's entries these tests call, by name (conv2d has two: Winograd, then the rest).
+constexpr const char* kConv = "conv2d_i32__wasm_simd128";
+constexpr const char* kWinograd = "conv2d_i32__wasm_winograd";
+constexpr const char* kDense = "dense_i32__wasm_simd128";
+
+const kernel::KernelEntry& wasm_entry(const std::string& name) {
+  for (size_t i = 0; i < kernel::kWasmBackend.count; ++i) {
+    if (name == kernel::kWasmBackend.entries[i].name) return kernel::kWasmBackend.entries[i];
+  }
+  FAIL("no entry " << name << " in the wasm backend");
+  return kernel::kWasmBackend.entries[0];
 }
 
-// Runs `op` of the wasm backend and of the scalar reference on the same inputs, each into its
-// own copy of `out_init` (garbage, so unwritten outputs show), and requires equal bytes. The
+// Runs the wasm entry `entry` and the scalar reference of its op on the same inputs, each into
+// its own copy of `out_init` (garbage, so unwritten outputs show), and requires equal bytes. The
 // output view's data member is rebased onto each copy. A call the wasm kernel declines must
 // leave its output untouched; the scalar reference then runs it, as a node's chain would.
-void require_same(const std::string& op, std::vector<TensorView> inputs, TensorView out,
+void require_same(const std::string& entry, std::vector<TensorView> inputs, TensorView out,
                   std::vector<int32_t>& out_storage, const void* params,
                   const void* prepacked = nullptr) {
   const std::vector<int32_t> init = out_storage;
   const ptrdiff_t out_offset = static_cast<int32_t*>(out.data) - out_storage.data();
   std::vector<int32_t> results[2];
-  const KernelFn fns[2] = {table_kernel(kernel::kWasmBackend, op),
-                           table_kernel(kernel::kScalarBackend, op)};
+  const kernel::KernelEntry& e = wasm_entry(entry);
+  const KernelFn fns[2] = {e.fn, table_kernel(kernel::kScalarBackend, e.op)};
   for (int i = 0; i < 2; ++i) {
     out_storage = init;
     out.data = out_storage.data() + out_offset;
@@ -142,7 +151,7 @@ int64_t conv_extent(int64_t in, int64_t pad, int64_t dil, int64_t k, int64_t str
   return (in + 2 * pad - dil * (k - 1) - 1) / stride + 1;
 }
 
-void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x) {
+void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x, const char* conv_entry) {
   const int64_t oh = conv_extent(k.h, k.p.pad_h, k.p.dilation_h, k.kh, k.p.stride_h);
   const int64_t ow = conv_extent(k.w, k.p.pad_w, k.p.dilation_w, k.kw, k.p.stride_w);
   if (oh <= 0 || ow <= 0) return;
@@ -171,10 +180,10 @@ void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x) {
     kernel::Conv2dParams p = k.p;
     p.scratch = limit < 0 ? nullptr : &scratch.scratch;
     INFO("scratch blocks allowed " << limit);
-    require_same("conv2d", in, out, y, &p);
+    require_same(conv_entry, in, out, y, &p);
     if (limit == 8) {
       // The weight packed ahead of time (a model run's case), when the packer takes it.
-      const kernel::KernelEntry& e = table_entry(kernel::kWasmBackend, "conv2d");
+      const kernel::KernelEntry& e = wasm_entry(conv_entry);
       REQUIRE(e.prepack != nullptr);
       kernel::Conv2dParams pp = k.p;
       pp.scratch = nullptr;
@@ -188,24 +197,25 @@ void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x) {
         TestScratch scratch2(8);
         kernel::Conv2dParams pq = k.p;
         pq.scratch = &scratch2.scratch;
-        require_same("conv2d", in, out, y, &pq, aligned);
+        require_same(conv_entry, in, out, y, &pq, aligned);
       }
     }
     if (strided_x) {
       std::vector<TensorView> in2 = in;
       in2[0] = view(x.data(), {k.n, k.c, k.h, k.w},
                     {k.c * k.h * pitch * 2, k.h * pitch * 2, pitch * 2, 2});
-      require_same("conv2d", in2, out, y, &p);
+      require_same(conv_entry, in2, out, y, &p);
     }
   }
 }
 
-// check_conv of every case at every value range, with a compact and a strided x.
-void check_convs(Rng& rng, const std::vector<ConvCase>& cases) {
+// check_conv of every case at every value range, with a compact and a strided x, through one
+// of the wasm conv2d entries.
+void check_convs(Rng& rng, const std::vector<ConvCase>& cases, const char* conv_entry = kConv) {
   for (const ConvCase& k : cases) {
     for (Range r : {Range::kInt8, Range::kInt16, Range::kInt16Edges, Range::kInt32}) {
-      check_conv(rng, k, r, false);
-      check_conv(rng, k, r, true);
+      check_conv(rng, k, r, false, conv_entry);
+      check_conv(rng, k, r, true, conv_entry);
     }
   }
 }
@@ -258,6 +268,78 @@ TEST_CASE("wasm conv2d without scratch or with it refused equals the reference",
   }
 }
 
+TEST_CASE("wasm conv2d Winograd F(2x2, 3x3) equals the reference", "[backend][wasm]") {
+  // 3x3, stride 1, one group of >= 4 output channels: tiles crossing tile rows (odd tile
+  // counts), partial last tiles (odd output extents), outputs narrower than a tile quad, output
+  // channels not a multiple of 4, odd channel counts, long channel sums, no padding and padding
+  // beyond one. Values beyond the Winograd bounds (int16, int32) take the GEMM or the direct path.
+  Rng rng(41);
+  const std::vector<ConvCase> cases = {
+      {1, 4, 8, 8, 4, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},
+      {2, 7, 11, 13, 6, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, false},
+      {1, 16, 9, 9, 9, 3, 3, 1, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},      // 7x7 out: odd tiles
+      {1, 3, 5, 30, 5, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},      // wide, 3 tile rows
+      {1, 5, 20, 4, 8, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, false},     // 2 tiles a row
+      {1, 130, 6, 7, 12, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},    // 65 channel pairs
+      {1, 9, 4, 4, 4, 3, 3, 1, {1, 1, 2, 2, 1, 1, 1, nullptr}, true},       // pad 2: 6x6 out
+      {2, 64, 14, 14, 16, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},   // a ResNet shape
+      {1, 1, 3, 9, 4, 3, 3, 1, {1, 1, 0, 1, 1, 1, 1, nullptr}, true},       // one output row
+  };
+  check_convs(rng, cases, kWinograd);
+}
+
+TEST_CASE("wasm conv2d Winograd: takes calls in its bounds, declines beyond them",
+          "[backend][wasm]") {
+  // Direct calls of the Winograd path: at max|x| = 8191 and max|w| = 3640 with one channel the
+  // transforms reach the int16 bounds (4 * 8191, 9 * 3640) and 9 C max|x| max|w| stays below
+  // 2^29: taken, equal to the reference. One value past either bound, or a channel count that
+  // lifts the bound to 2^29: declined, nothing written.
+  Rng rng(43);
+  auto signs = [&](size_t n, int32_t mag) {
+    std::vector<int32_t> v(n);
+    for (int32_t& e : v) e = rng.uniform(0, 3) == 0 ? static_cast<int32_t>(rng.uniform(-mag, mag))
+                                                    : (rng.uniform(0, 1) ? mag : -mag);
+    return v;
+  };
+  struct Probe {
+    int64_t c;
+    int32_t xmax, wmax;
+    bool taken;
+  };
+  for (const Probe& pr : {Probe{1, 8191, 3640, true}, Probe{1, 8192, 3640, false},
+                          Probe{1, 8191, 3641, false}, Probe{3, 8191, 3640, false},
+                          Probe{64, 127, 127, true}, Probe{3700, 127, 127, false}}) {
+    INFO("channels " << pr.c << " max|x| " << pr.xmax << " max|w| " << pr.wmax);
+    const int64_t h = 6, w = 7, oc = 5;
+    std::vector<int32_t> x = signs(static_cast<size_t>(pr.c * h * w), pr.xmax);
+    std::vector<int32_t> wt = signs(static_cast<size_t>(oc * pr.c * 9), pr.wmax);
+    x[0] = pr.xmax;  // the bound itself is reached
+    wt[0] = -pr.wmax;
+    std::vector<int32_t> b = rng.values(static_cast<size_t>(oc), Range::kInt8);
+    std::vector<int32_t> y(static_cast<size_t>(oc * h * w), 0x5A5A5A5A);
+    const std::vector<TensorView> in = {
+        view(x.data(), {1, pr.c, h, w}, compact_strides({1, pr.c, h, w})),
+        view(wt.data(), {oc, pr.c, 3, 3}, compact_strides({oc, pr.c, 3, 3})),
+        view(b.data(), {oc}, {1})};
+    const TensorView out = view(y.data(), {1, oc, h, w}, compact_strides({1, oc, h, w}));
+    TestScratch scratch(8);
+    kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, 1, &scratch.scratch};
+    KernelCall call{};
+    call.inputs = in.data();
+    call.num_inputs = 3;
+    call.outputs = &out;
+    call.num_outputs = 1;
+    call.params = &p;
+    const std::vector<int32_t> before = y;
+    const kernel::KernelEntry& e = wasm_entry(kWinograd);
+    REQUIRE((e.fn(call) == kernel::KernelStatus::kDone) == pr.taken);
+    if (!pr.taken) REQUIRE(y == before);
+    require_same(kWinograd, in, out, y, &p);
+    // The weight packer takes exactly the weights the transform keeps in int16.
+    REQUIRE((e.prepack(in[1], &p, nullptr, 0) > 0) == (pr.wmax <= 3640));
+  }
+}
+
 TEST_CASE("wasm conv2d int16 pairs wrap exactly at the int16 bounds", "[backend][wasm]") {
   // Every product (-32768)^2 = 2^30; two per dot lane give 2^31, which wraps to INT32_MIN. Three
   // channels: one full pair and one paired with a zero weight.
@@ -268,7 +350,7 @@ TEST_CASE("wasm conv2d int16 pairs wrap exactly at the int16 bounds", "[backend]
   for (int limit : {-1, 8}) {  // the int32 multiply and the int16 GEMM
     TestScratch scratch(limit);
     const kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, 1, limit < 0 ? nullptr : &scratch.scratch};
-    require_same("conv2d",
+    require_same(kConv,
                  {view(x.data(), {1, c, h, w}, compact_strides({1, c, h, w})),
                   view(wt.data(), {oc, c, 3, 3}, compact_strides({oc, c, 3, 3}))},
                  view(y.data(), {1, oc, h, w}, compact_strides({1, oc, h, w})), y, &p);
@@ -297,7 +379,7 @@ TEST_CASE("wasm conv2d: one value beyond the fast path's range anywhere takes th
       TestScratch scratch(8);
       const kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, 1, &scratch.scratch};
       INFO("outlier " << v << " at " << where);
-      require_same("conv2d",
+      require_same(kConv,
                    {view(x.data(), {1, c, h, w}, compact_strides({1, c, h, w})),
                     view(wt.data(), {oc, c, 3, 3}, compact_strides({oc, c, 3, 3}))},
                    view(y.data(), {1, oc, h, w}, compact_strides({1, oc, h, w})), y, &p);
@@ -322,7 +404,7 @@ TEST_CASE("wasm depthwise conv2d without scratch or with it refused equals the r
         const ConvCase k = dw(1 + w % 2, 3, h, w, 3, 3, {s, s, pad, pad, 1, 1, 0, nullptr},
                               w % 3 != 0);
         for (Range r : {Range::kInt8, Range::kInt16Edges, Range::kInt32}) {
-          check_conv(rng, k, r, w % 4 == 0);
+          check_conv(rng, k, r, w % 4 == 0, kConv);
         }
       }
     }
@@ -370,7 +452,7 @@ TEST_CASE("wasm depthwise conv2d: each channel takes its own exact path", "[back
         TestScratch scratch(8);
         const kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, c, &scratch.scratch};
         INFO("outlier " << v << " at " << where);
-        require_same("conv2d",
+        require_same(kConv,
                      {view(x.data(), {2, c, h, w}, compact_strides({2, c, h, w})),
                       view(wt.data(), {c, 1, 3, 3}, compact_strides({c, 1, 3, 3}))},
                      view(y.data(), {2, c, h, w}, compact_strides({2, c, h, w})), y, &p);
@@ -384,7 +466,7 @@ TEST_CASE("wasm depthwise conv2d: each channel takes its own exact path", "[back
     std::vector<int32_t> y(static_cast<size_t>(c * h * w), 7);
     TestScratch scratch(8);
     const kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, c, &scratch.scratch};
-    require_same("conv2d",
+    require_same(kConv,
                  {view(x.data(), {1, c, h, w}, compact_strides({1, c, h, w})),
                   view(wt.data(), {c, 1, 3, 3}, compact_strides({c, 1, 3, 3}))},
                  view(y.data(), {1, c, h, w}, compact_strides({1, c, h, w})), y, &p);
@@ -404,7 +486,7 @@ TEST_CASE("wasm dense and conv2d decline a strided x without writing their outpu
         std::vector<int32_t> w = rng.values(static_cast<size_t>(units * depth) + 1, Range::kInt32);
         std::vector<int32_t> y = rng.values(static_cast<size_t>(m * units), Range::kInt32);
         INFO("dense " << m << "x" << depth << " units " << units);
-        require_same("dense",
+        require_same(kDense,
                      {view(x.data(), {m, depth}, {depth * 2, 2}),
                       view(w.data(), {units, depth}, {depth, 1})},
                      view(y.data(), {m, units}, {units, 1}), y, nullptr);
@@ -412,7 +494,7 @@ TEST_CASE("wasm dense and conv2d decline a strided x without writing their outpu
     }
   }
   const ConvCase k{1, 3, 8, 8, 4, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true};
-  check_conv(rng, k, Range::kInt8, true);  // its inner stride 2 variant is declined
+  check_conv(rng, k, Range::kInt8, true, kConv);  // its inner stride 2 variant is declined
 }
 
 TEST_CASE("wasm dense: the int16 GEMM, prepacked or not, equals the reference", "[backend][wasm]") {
@@ -420,7 +502,7 @@ TEST_CASE("wasm dense: the int16 GEMM, prepacked or not, equals the reference", 
   // pairs and tails past whole vectors; int16 operands (the GEMM) and int32 ones (declined to
   // the int32 path), with and without bias, scratch lent or refused.
   Rng rng(31);
-  const kernel::KernelEntry& e = table_entry(kernel::kWasmBackend, "dense");
+  const kernel::KernelEntry& e = wasm_entry(kDense);
   REQUIRE(e.prepack != nullptr);
   for (int64_t m : {1, 3, 4, 6, 9}) {
     for (int64_t depth : {1, 2, 7, 8, 9, 17, 64}) {
@@ -440,7 +522,7 @@ TEST_CASE("wasm dense: the int16 GEMM, prepacked or not, equals the reference", 
             for (int limit : {0, 1, 8}) {
               TestScratch scratch(limit);
               const kernel::DenseParams p{&scratch.scratch};
-              require_same("dense", in, out, y, &p);
+              require_same(kDense, in, out, y, &p);
             }
             const size_t bytes = e.prepack(in[1], nullptr, nullptr, 0);
             if (r == Range::kInt32) continue;  // may or may not fit: the reference decides
@@ -453,7 +535,7 @@ TEST_CASE("wasm dense: the int16 GEMM, prepacked or not, equals the reference", 
               TestScratch scratch(limit);
               const kernel::DenseParams p{&scratch.scratch};
               INFO("prepacked, scratch " << limit);
-              require_same("dense", in, out, y, &p, aligned);
+              require_same(kDense, in, out, y, &p, aligned);
             }
           }
         }
@@ -463,8 +545,8 @@ TEST_CASE("wasm dense: the int16 GEMM, prepacked or not, equals the reference", 
 }
 
 TEST_CASE("wasm dense and conv2d packers decline weights outside int16", "[backend][wasm]") {
-  const kernel::KernelEntry& d = table_entry(kernel::kWasmBackend, "dense");
-  const kernel::KernelEntry& c = table_entry(kernel::kWasmBackend, "conv2d");
+  const kernel::KernelEntry& d = wasm_entry(kDense);
+  const kernel::KernelEntry& c = wasm_entry(kConv);
   for (int32_t v : {32767, -32768, 32768, -32769}) {
     std::vector<int32_t> w(4 * 8 * 9, 3);
     w.back() = v;
@@ -475,5 +557,6 @@ TEST_CASE("wasm dense and conv2d packers decline weights outside int16", "[backe
                        0) > 0) == fits);
   }
 }
+
 
 #endif  // CVMRT_HAVE_BACKEND_WASM
