@@ -19,6 +19,10 @@ namespace simd {
 KernelStatus conv2d_i8i32__amx(const KernelCall& call);         // AMX tdpbssd; needs AVX-512 VNNI
 KernelStatus conv2d_i8i32__avx512vnni(const KernelCall& call);  // AVX-512 vpdpbusd
 KernelStatus conv2d_i16i32__avx2(const KernelCall& call);       // AVX2 vpmaddwd
+// 3x3 stride-1 conv2d by integer Winograd F(2x2, 3x3) on AVX2 (conv2d_winograd_avx2.cc, exact
+// within the bounds of backends/winograd_f23.h): declines every other layer and operand ranges
+// beyond those bounds; ahead of conv2d_i16i32__avx2 in the table.
+KernelStatus conv2d_i16i32__avx2_winograd(const KernelCall& call);
 KernelStatus dense_i8i32__amx(const KernelCall& call);
 KernelStatus dense_i8i32__avx512vnni(const KernelCall& call);
 KernelStatus dense_i16i32__avx2(const KernelCall& call);
@@ -29,6 +33,8 @@ size_t conv2d_i8i32__amx_prepack(const TensorView& w, const void* params, void* 
 size_t conv2d_i8i32__avx512vnni_prepack(const TensorView& w, const void* params, void* out,
                                         size_t cap);
 size_t conv2d_i16i32__avx2_prepack(const TensorView& w, const void* params, void* out, size_t cap);
+size_t conv2d_i16i32__avx2_winograd_prepack(const TensorView& w, const void* params, void* out,
+                                            size_t cap);
 size_t dense_i8i32__amx_prepack(const TensorView& w, const void* params, void* out, size_t cap);
 size_t dense_i8i32__avx512vnni_prepack(const TensorView& w, const void* params, void* out,
                                        size_t cap);

@@ -2,6 +2,7 @@
 #include "kernel_abi.h"
 #include "simd_kernels.h"
 #include "gemm_kernels.h"  // conv2d / dense (gemm)
+#include "winograd_f23.h"   // the Winograd entries' suits
 
 namespace cvm {
 namespace kernel {
@@ -71,6 +72,9 @@ const KernelEntry kEntries[] = {
     // ---- int32 conv2d / dense (gemm: conv2d_*, dense_*) ----
     CVM_GEMM(conv2d, i8i32, amx, kGemmAmx, nullptr)
     CVM_GEMM(conv2d, i8i32, avx512vnni, kGemmVnni, nullptr)
+    // Winograd F(2x2, 3x3) takes 3x3 stride-1 layers on AVX2 machines, ahead of the GEMM (other
+    // nodes move it behind: winograd_f23.h's suits).
+    CVM_GEMM(conv2d, i16i32, avx2_winograd, kCpuAvx2, winograd_f23::suits)
     CVM_GEMM(conv2d, i16i32, avx2, kCpuAvx2, nullptr)
     // A one-row dense goes to the VNNI entry first (dense_amx_suits, gemm_plan.cc).
     CVM_GEMM(dense, i8i32, amx, kGemmAmx, s::dense_amx_suits)

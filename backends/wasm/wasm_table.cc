@@ -3,6 +3,7 @@
 #include "kernel_abi.h"
 #include "gemm_simd128.h"
 #include "wasm_kernels.h"
+#include "winograd_f23.h"
 
 namespace cvm {
 namespace kernel {
@@ -30,10 +31,11 @@ const KernelEntry kEntries[] = {
     {"reduce_max_i32__wasm_simd128", "reduce_max", E::kInt32, w::reduce_max_i32__wasm_simd128,
      kCpuNone},
     // ---- nn ----
-    // Winograd first: it declines all but 3x3 stride-1 layers (a separate wasm function, so V8
-    // compiles and tiers up each path on its own).
+    // Winograd first for 3x3 layers (other nodes move it behind: winograd_f23.h's suits); it
+    // declines all but stride 1. A separate wasm function, so V8 compiles and tiers up each path
+    // on its own.
     {"conv2d_i32__wasm_winograd", "conv2d", E::kInt32, w::conv2d_i32__wasm_winograd, kCpuNone,
-     w::conv2d_i32__wasm_winograd_prepack},
+     w::conv2d_i32__wasm_winograd_prepack, winograd_f23::suits},
     {"conv2d_i32__wasm_simd128", "conv2d", E::kInt32, w::conv2d_i32__wasm_simd128, kCpuNone,
      w::conv2d_i32__wasm_simd128_prepack},
     {"dense_i32__wasm_simd128", "dense", E::kInt32, w::dense_i32__wasm_simd128, kCpuNone,
