@@ -267,6 +267,9 @@ KernelStatus conv2d_i16i32__avx2_winograd(const KernelCall& call) {
   // The ranges that keep every product and sum exact (winograd_f23.h).
   int64_t wmax = 0;
   const int32_t* a = wf::packed(call.prepacked, m.s, kMagic, wmax);
+  if (a == nullptr && m.g.tiles * y.shape[0] < wf::kMinTilesUnpacked) {
+    return KernelStatus::kDeclined;
+  }
   if (a == nullptr) wmax = wf::weight_max(w);
   if (!wf::exact(m.s.in_c, input_max(x, wf::kMaxX), wmax)) return KernelStatus::kDeclined;
   const idx strip_bytes = 16 * m.s.cpairs * kStrip * 4;

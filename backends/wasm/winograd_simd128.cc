@@ -180,6 +180,7 @@ bool winograd(const KernelCall& call) {
     return static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, lanes * 4));
   };
   int32_t* own = nullptr;
+  if (a == nullptr && m.g.tiles * y.shape[0] < wf::kMinTilesUnpacked) return false;
   if (a == nullptr) wmax = wf::weight_max(w);
   if (!wf::exact(m.s.in_c, std::max<int64_t>(-int64_t{xlo}, xhi), wmax)) return false;
   const idx strip_bytes = 16 * m.s.cpairs * 32;

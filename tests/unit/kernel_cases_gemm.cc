@@ -105,6 +105,8 @@ std::vector<OpCase> conv2d_int_cases() {
        "int16 extremes: vpmaddwd / i32x4.dot wrap"},
       {{1, 64, 4, 5, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Ints::kInt8Edges, P, P,
        "int8 extremes, K 576: VNNI offset correction"},
+      {{1, 6, 26, 25, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, true}, Ints::kInt8Edges, P, P,
+       "3x3 stride 1, 169 tiles: Winograd transforming its own weights"},
       // < 4 output channels per group, not depthwise: int32 tiles of one row; wasm direct.
       {{1, 8, 15, 15, 16, 3, 3, 2, 2, 1, 1, 1, 1, 8, false}, Ints::kInt8, P, P,
        "depth multiplier 2: one-row int32 tiles in slots"},

@@ -272,7 +272,8 @@ TEST_CASE("wasm conv2d Winograd F(2x2, 3x3) equals the reference", "[backend][wa
   // 3x3, stride 1, one group of >= 4 output channels: tiles crossing tile rows (odd tile
   // counts), partial last tiles (odd output extents), outputs narrower than a tile quad, output
   // channels not a multiple of 4, odd channel counts, long channel sums, no padding and padding
-  // beyond one. Values beyond the Winograd bounds (int16, int32) take the GEMM or the direct path.
+  // beyond one; prepacked, and (from 128 tiles) transforming its own weights. Values beyond the
+  // Winograd bounds (int16, int32) take the GEMM or the direct path.
   Rng rng(41);
   const std::vector<ConvCase> cases = {
       {1, 4, 8, 8, 4, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},
@@ -284,6 +285,8 @@ TEST_CASE("wasm conv2d Winograd F(2x2, 3x3) equals the reference", "[backend][wa
       {1, 9, 4, 4, 4, 3, 3, 1, {1, 1, 2, 2, 1, 1, 1, nullptr}, true},       // pad 2: 6x6 out
       {2, 64, 14, 14, 16, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},   // a ResNet shape
       {1, 1, 3, 9, 4, 3, 3, 1, {1, 1, 0, 1, 1, 1, 1, nullptr}, true},       // one output row
+      {1, 5, 24, 23, 8, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},     // 144 tiles: its
+                                                                           // own weights too
   };
   check_convs(rng, cases, kWinograd);
 }
@@ -310,7 +313,7 @@ TEST_CASE("wasm conv2d Winograd: takes calls in its bounds, declines beyond them
                           Probe{1, 8191, 3641, false}, Probe{3, 8191, 3640, false},
                           Probe{64, 127, 127, true}, Probe{3700, 127, 127, false}}) {
     INFO("channels " << pr.c << " max|x| " << pr.xmax << " max|w| " << pr.wmax);
-    const int64_t h = 6, w = 7, oc = 5;
+    const int64_t h = 24, w = 23, oc = 5;  // 144 tiles: taken without packed weights
     std::vector<int32_t> x = signs(static_cast<size_t>(pr.c * h * w), pr.xmax);
     std::vector<int32_t> wt = signs(static_cast<size_t>(oc * pr.c * 9), pr.wmax);
     x[0] = pr.xmax;  // the bound itself is reached
