@@ -71,6 +71,16 @@ class OpInfo(NamedTuple):
     inplace: bool
 
 
+def _write_file(path: PathLike, data: bytes) -> None:
+    """Writes data to path through a temporary file next to it and a rename, so a reader never
+    sees a half-written file."""
+    target = os.fspath(path)
+    tmp = f"{target}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, target)
+
+
 def save_params(params: Mapping[str, Any], path: Optional[PathLike] = None,
                 format: str = "cvmrt") -> bytes:
     """Serializes a dict of name -> array (NumPy, cvmrt or DLPack arrays) and returns the bytes.
@@ -81,11 +91,7 @@ def save_params(params: Mapping[str, Any], path: Optional[PathLike] = None,
     """
     data = _cvmrt._save_params_bytes(params, format)
     if path is not None:
-        target = os.fspath(path)
-        tmp = f"{target}.tmp{os.getpid()}"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, target)
+        _write_file(path, data)
     return data
 
 
@@ -154,11 +160,7 @@ class Model:
         written to path when given."""
         data = self._core.save()
         if path is not None:
-            target = os.fspath(path)
-            tmp = f"{target}.tmp{os.getpid()}"
-            with open(tmp, "wb") as f:
-                f.write(data)
-            os.replace(tmp, target)
+            _write_file(path, data)
         return data
 
     def __reduce__(self):
