@@ -113,9 +113,8 @@ inline int32_t pair16(int32_t lo, int32_t hi) {
                                                                           << 16);
 }
 
-// A (a_lanes(s) lanes) from w; false (a unspecified) when a weight is beyond kMaxW.
-inline bool pack_weights(const Shape& s, const TensorView& w, int32_t* a) {
-  if (weight_max(w) > kMaxW) return false;
+// A (a_lanes(s) lanes) from w, whose weight_max() the caller has checked against kMaxW.
+inline void pack_weights(const Shape& s, const TensorView& w, int32_t* a) {
   std::memset(a, 0, static_cast<size_t>(a_lanes(s) * 4));
   const auto* wd = static_cast<const int32_t*>(w.data);
   const auto s0 = static_cast<ptrdiff_t>(w.strides[0]), s1 = static_cast<ptrdiff_t>(w.strides[1]);
@@ -134,7 +133,6 @@ inline bool pack_weights(const Shape& s, const TensorView& w, int32_t* a) {
       }
     }
   }
-  return true;
 }
 
 // V = B^T d B, element-wise over vectors of tiles (position 4r + c in v); add and sub are the
@@ -193,7 +191,7 @@ inline size_t prepack(const TensorView& w, const void* params, void* out, size_t
   if (wmax > kMaxW) return 0;
   if (out == nullptr || cap < bytes) return bytes;
   auto* h = static_cast<PackHeader*>(out);
-  if (!pack_weights(s, w, reinterpret_cast<int32_t*>(h + 1))) return 0;
+  pack_weights(s, w, reinterpret_cast<int32_t*>(h + 1));
   *h = PackHeader{magic, 0, s.out_c, s.in_c, wmax, {0, 0, 0, 0}};
   return bytes;
 }

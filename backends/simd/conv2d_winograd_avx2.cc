@@ -285,7 +285,7 @@ KernelStatus conv2d_i16i32__avx2_winograd(const KernelCall& call) {
   if ((a == nullptr && own == nullptr) || xp == nullptr || m.v == nullptr) {
     return KernelStatus::kDeclined;
   }
-  if (own != nullptr && !wf::pack_weights(m.s, w, own)) return KernelStatus::kDeclined;
+  if (own != nullptr) wf::pack_weights(m.s, w, own);  // its range: exact() above
   m.a = a != nullptr ? a : own;
   m.xp = xp;
   std::memset(xp + m.s.cpairs * m.plane, 0, 16 * 4);

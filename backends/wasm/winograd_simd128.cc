@@ -192,7 +192,7 @@ bool winograd(const KernelCall& call) {
   int32_t* xp = acquire(static_cast<int64_t>(m.s.cpairs) * m.plane + 8);
   m.v = acquire(static_cast<int64_t>(group_strips) * 16 * m.s.cpairs * 8);
   if (xp == nullptr || m.v == nullptr) return false;
-  if (own != nullptr && !wf::pack_weights(m.s, w, own)) return false;
+  if (own != nullptr) wf::pack_weights(m.s, w, own);  // its range: exact() above
   m.a = a != nullptr ? a : own;
   m.xp = xp;
   for (idx n = 0; n < static_cast<idx>(y.shape[0]); ++n) {
