@@ -46,6 +46,10 @@ struct DeviceApi {
   bool (*synchronize)(int32_t id, void* stream);
   // The calling thread's last failure message ("" before any).
   const char* (*last_error)();
+  // Whether `ptr` (a foreign tensor's data, DLPack's device_type of this runtime) is memory that
+  // device `id` reads as its own: allocated on it, or managed. False with the reason in `why`
+  // (host memory, another device's), NUL-terminated within `cap`.
+  bool (*holds)(int32_t id, const void* ptr, char* why, size_t cap);
 };
 
 // The CUDA runtime (backends/cuda/cuda_device.cc), when nvcc was found at build time.

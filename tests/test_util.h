@@ -54,6 +54,20 @@ inline bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// The entry of a chain (its entries and notes) that a call runs when every entry takes what it
+// heads: the first one not moved behind for shapes it does not suit ("NAME: moved behind ..."):
+// such an entry heads only when nothing else of its backend suits, and a device's fast path
+// (CUDA dp4a) then declines the call by the same rule.
+inline std::string expected_runner(const std::vector<std::string>& entries,
+                                   const std::vector<std::string>& notes) {
+  for (const std::string& e : entries) {
+    bool moved = false;
+    for (const std::string& n : notes) moved = moved || n.rfind(e + ": moved behind", 0) == 0;
+    if (!moved) return e;
+  }
+  return entries.empty() ? "" : entries.back();
+}
+
 // A path for a scratch file: `name` inside a folder of this process's own (created on first
 // use) under $CVMRT_TEST_TMP, else the build's tests/tmp. ctest runs the whole binary in the
 // dispatch entries next to the single-case entries, so fixed names would race between them.

@@ -140,6 +140,26 @@ bool synchronize(int32_t id, void* stream) {
 
 const char* last_error() { return t_last_error.c_str(); }
 
+bool holds(int32_t id, const void* ptr, char* why, size_t cap) {
+  cudaPointerAttributes a{};
+  const cudaError_t err = cudaPointerGetAttributes(&a, ptr);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    write(why, cap, std::string("cudaPointerGetAttributes: ") + cudaGetErrorName(err));
+    return false;
+  }
+  if (a.type == cudaMemoryTypeManaged) return true;
+  if (a.type == cudaMemoryTypeDevice) {
+    if (a.device == id) return true;
+    write(why, cap, "its data is memory of cuda:" + std::to_string(a.device));
+    return false;
+  }
+  write(why, cap, a.type == cudaMemoryTypeHost
+                      ? "its data is pinned host memory (DLPack's kDLCUDAHost, not kDLCUDA)"
+                      : "its data is host memory, not device memory");
+  return false;
+}
+
 }  // namespace
 
 // Declared for the kernels in cuda_common.cuh (a header only nvcc can read).
@@ -154,6 +174,7 @@ extern const DeviceApi kCudaDeviceApi = {
     "cuda",           2 /* kDLCUDA */,      cuda::device_count, cuda::describe,
     cuda::set_device, cuda::allocate,       cuda::free_memory,  cuda::copy,
     cuda::stream_create, cuda::stream_destroy, cuda::synchronize, cuda::last_error,
+    cuda::holds,
 };
 
 }  // namespace kernel

@@ -14,6 +14,12 @@ namespace cuda {
 KernelStatus conv2d_i8i32_dp4a(const KernelCall& call);  // Conv2dParams; inputs x, w[, bias]
 KernelStatus dense_i8i32_dp4a(const KernelCall& call);   // DenseParams; inputs x, w[, bias]
 
+// Their KernelEntry::suits, which the kernels also decline by: a conv2d group of at least 3
+// input channels whose kernel window fits the staged weights; a dense of at least 5 rows (with
+// fewer, packing w costs what __dp4a saves).
+bool conv2d_dp4a_suits(const TensorView* inputs, int32_t num_inputs);
+bool dense_dp4a_suits(const TensorView* inputs, int32_t num_inputs);
+
 }  // namespace cuda
 }  // namespace kernel
 }  // namespace cvm

@@ -13,9 +13,12 @@ namespace {
 #define CVM_ONE(what, op, T, fn) {what "__cuda", op, ElemType::T, cuda::fn, kCpuNone},
 const KernelEntry kEntries[] = {
     // int8 operands (decided on the device, exact fallback there); decline without scratch.
-    // Before the general conv2d_i32 / dense_i32 lines: a chain follows table order.
-    {"conv2d_i8i32__cuda_dp4a", "conv2d", ElemType::kInt32, cuda::conv2d_i8i32_dp4a, kCpuNone},
-    {"dense_i8i32__cuda_dp4a", "dense", ElemType::kInt32, cuda::dense_i8i32_dp4a, kCpuNone},
+    // Before the general conv2d_i32 / dense_i32 lines: a chain follows table order, and a node
+    // whose shapes they do not suit moves them behind (cuda_nn_kernels.h).
+    {"conv2d_i8i32__cuda_dp4a", "conv2d", ElemType::kInt32, cuda::conv2d_i8i32_dp4a, kCpuNone,
+     nullptr, cuda::conv2d_dp4a_suits},
+    {"dense_i8i32__cuda_dp4a", "dense", ElemType::kInt32, cuda::dense_i8i32_dp4a, kCpuNone,
+     nullptr, cuda::dense_dp4a_suits},
     CVM_REFERENCE_TABLE(CVM_TYPED, CVM_ONE)};
 #undef CVM_ONE
 #undef CVM_TYPED

@@ -243,6 +243,17 @@ TensorView as_4d(const TensorView& v) {
 
 }  // namespace
 
+bool conv2d_dp4a_suits(const TensorView* inputs, int32_t num_inputs) {
+  if (num_inputs < 2 || inputs[1].ndim != 4) return false;
+  const TensorView& w = inputs[1];
+  return w.shape[1] >= kMinGroupChannels &&
+         w.shape[2] * w.shape[3] * kConvOcTile <= kConvSmemWords;
+}
+
+bool dense_dp4a_suits(const TensorView* inputs, int32_t num_inputs) {
+  return num_inputs >= 1 && inputs[0].ndim == 2 && inputs[0].shape[0] >= kDenseMinRows;
+}
+
 KernelStatus conv2d_i8i32_dp4a(const KernelCall& call) {
   const TensorView& x = call.inputs[0];
   const TensorView& w = call.inputs[1];
@@ -269,9 +280,7 @@ KernelStatus conv2d_i8i32_dp4a(const KernelCall& call) {
   d.dilation_w = p.dilation_w;
   d.oc_tiles = (d.group_oc + kConvOcTile - 1) / kConvOcTile;
   d.has_bias = call.num_inputs > 2 ? 1 : 0;
-  if (d.group_c < kMinGroupChannels || d.taps * kConvOcTile > kConvSmemWords) {
-    return KernelStatus::kDeclined;
-  }
+  if (!conv2d_dp4a_suits(call.inputs, call.num_inputs)) return KernelStatus::kDeclined;
   d.chunk = kConvSmemWords / (d.taps * kConvOcTile);
   if (d.chunk > d.cq) d.chunk = d.cq;
   const int64_t batch = y.shape[0];
@@ -308,7 +317,7 @@ KernelStatus dense_i8i32_dp4a(const KernelCall& call) {
   const int64_t row_tiles = (rows + kDenseTile - 1) / kDenseTile;
   const int64_t unit_tiles = (units + kDenseTile - 1) / kDenseTile;
   const int64_t w_words = words_mul(units, kq), x_words = words_mul(rows, kq);
-  if (p == nullptr || rows < kDenseMinRows || depth == 0 || w_words < 0 || x_words < 0 ||
+  if (p == nullptr || !dense_dp4a_suits(call.inputs, call.num_inputs) || depth == 0 || w_words < 0 || x_words < 0 ||
       row_tiles > kMaxGridYZ || unit_tiles > INT32_MAX) {
     return KernelStatus::kDeclined;
   }

@@ -66,6 +66,13 @@ void raise(const kernel::DeviceApi& api, Device d, const std::string& what) {
   CVM_RUNTIME_ERROR() << what << " on " << d.name() << ": " << api.last_error();
 }
 
+std::string foreign_memory_problem(Device d, const void* ptr) {
+  const kernel::DeviceApi* api = require(d);
+  if (api == nullptr) return "";
+  char why[256] = {0};
+  return api->holds(d.id, ptr, why, sizeof why) ? "" : why;
+}
+
 void* current_stream() { return t_stream; }
 
 ScopedStream::ScopedStream(Device device, void* stream)

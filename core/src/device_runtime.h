@@ -19,6 +19,10 @@ const kernel::DeviceApi* api_of(Device d);
 // (no driver, no device, an id past the last device). Null for the CPU.
 const kernel::DeviceApi* require(Device d);
 
+// Why `ptr` (a foreign tensor's data) is not memory device `d` can use as its own ("" when it
+// is, and for the CPU, whose memory cannot be checked).
+std::string foreign_memory_problem(Device d, const void* ptr);
+
 // RuntimeError "<what> on <device>: <the runtime's last error>".
 [[noreturn]] void raise(const kernel::DeviceApi& api, Device d, const std::string& what);
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "c_api_common.h"
+#include "device_runtime.h"
 #include "container.h"
 #include "cvm/check.h"
 #include "cvm/ndarray.h"
@@ -102,6 +103,11 @@ NDArray wrap_dltensor(const DLTensor& t, std::shared_ptr<const void> keepalive, 
   if (t.strides != nullptr) strides = Shape(t.strides, t.ndim);
   const Shape* strides_ptr = t.strides != nullptr ? &strides : nullptr;
   VERIFY(t.data != nullptr) << what << ": data is NULL for a non-empty tensor " << shape;
+  if (!device.is_cpu()) {  // the pointer must be that device's memory, not host memory
+    const std::string why = device::foreign_memory_problem(device, t.data);
+    VERIFY(why.empty()) << what << ": a tensor on " << device.name() << " (device_type "
+                        << int(t.device.device_type) << "), which this process cannot use: " << why;
+  }
   int64_t lo_bytes = 0, span_bytes = 0;
   byte_span(shape, t.strides, esize, what, &lo_bytes, &span_bytes);
   // The whole span must be addressable: no wrap-around below 0 or above the address space.

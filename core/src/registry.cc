@@ -209,12 +209,25 @@ KernelChain resolve_chain(const ChainPolicy& policy, KernelKey key, Device devic
   if (backend < 0 && r.backends()[scalar]->device_type != dev) backend = r.first_for_device(dev);
   const bool pinned = policy.pin != nullptr && std::strcmp(policy.pin->op, key.op) == 0 &&
                       serves(*policy.pin, key.dtype);
+  // The reference that ends the chain: the scalar table's entry on the CPU; on a device its
+  // backend's general kernel, the last entry for the key there (the device's fast paths come
+  // first), which no other kernel of that device can stand in for.
+  const KernelEntry* reference = nullptr;
+  const int reference_backend = r.backends()[scalar]->device_type == dev ? scalar : backend;
+  if (reference_backend >= 0 &&
+      (dev == kDLCPU || device_count(static_cast<DLDeviceType>(dev)) > 0)) {
+    for (const KernelEntry* e : r.entries_for(reference_backend, key.op)) {
+      if (!serves(*e, key.dtype)) continue;
+      reference = e;
+      if (reference_backend == scalar) break;
+    }
+  }
   if (pinned) {
     chain.entries.push_back(policy.pin);
   } else if (backend >= 0 && backend != scalar) {
     const BackendTable& b = *r.backends()[backend];
     for (const KernelEntry* e : r.entries_for(backend, key.op)) {
-      if (!serves(*e, key.dtype)) continue;
+      if (!serves(*e, key.dtype) || e == reference) continue;
       if (!entry_usable(b, *e)) {
         chain.notes.push_back(std::string(e->name) +
                               (b.device_type != kDLCPU ? ": no " + std::string(b.name) + " device"
@@ -233,14 +246,7 @@ KernelChain resolve_chain(const ChainPolicy& policy, KernelKey key, Device devic
                           ", it does not suit these shapes");
     chain.entries.push_back(e);
   }
-  if (r.backends()[scalar]->device_type == dev) {
-    for (const KernelEntry* e : r.entries_for(scalar, key.op)) {
-      if (serves(*e, key.dtype)) {
-        chain.entries.push_back(e);
-        break;
-      }
-    }
-  }
+  if (reference != nullptr && reference != policy.pin) chain.entries.push_back(reference);
   VERIFY(!chain.entries.empty()) << "no kernel for op \"" << key.op << "\" with dtype "
                                  << elem_type_name(key.dtype) << " on " << device.name();
   return chain;
