@@ -44,6 +44,9 @@ size_t dense_i16i32__avx2_prepack(const TensorView& w, const void* params, void*
 // where the AVX-512 VNNI entry is faster (gemm_plan.cc). Compiled without ISA flags: it runs
 // when a session is made, on any CPU.
 bool dense_amx_suits(const TensorView* inputs, int32_t num_inputs);
+// KernelEntry::suits of the AMX conv2d entry: false for fewer than 16 input channels a group
+// (the stem of an image model), where the AVX-512 VNNI entry is faster (gemm_plan.cc).
+bool conv2d_amx_suits(const TensorView* inputs, int32_t num_inputs);
 
 // The AMX kernels with every tile instruction emulated in software (AVX-512 VNNI suffices):
 // for tests of the AMX packing and tiling on machines without AMX. Not in the table.

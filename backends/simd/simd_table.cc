@@ -70,7 +70,8 @@ const KernelEntry kEntries[] = {
     CVM_BOTH_ISAS(reduce_max, kInt32, i32)
     CVM_BOTH_ISAS(reduce_sum, kFloat32, f32)
     // ---- int32 conv2d / dense (gemm: conv2d_*, dense_*) ----
-    CVM_GEMM(conv2d, i8i32, amx, kGemmAmx, nullptr)
+    // A group of under 16 input channels goes to the VNNI entry first (conv2d_amx_suits).
+    CVM_GEMM(conv2d, i8i32, amx, kGemmAmx, s::conv2d_amx_suits)
     CVM_GEMM(conv2d, i8i32, avx512vnni, kGemmVnni, nullptr)
     // Winograd F(2x2, 3x3) takes 3x3 stride-1 layers on AVX2 machines, ahead of the GEMM (other
     // nodes move it behind: winograd_f23.h's suits).
