@@ -54,18 +54,32 @@ inline bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// Whether a chain's notes say `entry` was moved behind for shapes it does not suit.
+inline bool moved_behind(const std::string& entry, const std::vector<std::string>& notes) {
+  for (const std::string& n : notes) {
+    if (n.rfind(entry + ": moved behind", 0) == 0) return true;
+  }
+  return false;
+}
+
 // The entry of a chain (its entries and notes) that a call runs when every entry takes what it
-// heads: the first one not moved behind for shapes it does not suit ("NAME: moved behind ..."):
-// such an entry heads only when nothing else of its backend suits, and a device's fast path
-// (CUDA dp4a) then declines the call by the same rule.
+// heads: the first one not moved behind for shapes it does not suit.
 inline std::string expected_runner(const std::vector<std::string>& entries,
                                    const std::vector<std::string>& notes) {
   for (const std::string& e : entries) {
-    bool moved = false;
-    for (const std::string& n : notes) moved = moved || n.rfind(e + ": moved behind", 0) == 0;
-    if (!moved) return e;
+    if (!moved_behind(e, notes)) return e;
   }
   return entries.empty() ? "" : entries.back();
+}
+
+// The reference that ends a chain: its last entry not moved behind (on a device, entries that
+// do not suit the shapes follow the device's general kernel).
+inline std::string chain_reference(const std::vector<std::string>& entries,
+                                   const std::vector<std::string>& notes) {
+  for (auto e = entries.rbegin(); e != entries.rend(); ++e) {
+    if (!moved_behind(*e, notes)) return *e;
+  }
+  return "";
 }
 
 // A path for a scratch file: `name` inside a folder of this process's own (created on first

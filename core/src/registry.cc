@@ -239,6 +239,13 @@ KernelChain resolve_chain(const ChainPolicy& policy, KernelKey key, Device devic
       }
     }
   }
+  // Entries that do not suit the shapes go behind those that do: on the CPU before the scalar
+  // reference, a last resort; on a device after its general kernel, which is a fast path of its
+  // own there (such an entry stays listed, and runs only if everything before it declines).
+  const bool reference_first = dev != kDLCPU;
+  if (reference_first && reference != nullptr && reference != policy.pin) {
+    chain.entries.push_back(reference);
+  }
   for (const KernelEntry* e : unsuited) {
     chain.notes.push_back(std::string(e->name) + ": moved behind " +
                           (chain.entries.empty() ? std::string("nothing")
@@ -246,7 +253,9 @@ KernelChain resolve_chain(const ChainPolicy& policy, KernelKey key, Device devic
                           ", it does not suit these shapes");
     chain.entries.push_back(e);
   }
-  if (reference != nullptr && reference != policy.pin) chain.entries.push_back(reference);
+  if (!reference_first && reference != nullptr && reference != policy.pin) {
+    chain.entries.push_back(reference);
+  }
   VERIFY(!chain.entries.empty()) << "no kernel for op \"" << key.op << "\" with dtype "
                                  << elem_type_name(key.dtype) << " on " << device.name();
   return chain;
