@@ -6,7 +6,8 @@
 
 Reads WORK_DIR/cvmrt_models.jsonl (which models; "ort" names the ORT peer where it differs),
 native.jsonl (`cvmrt bench --format json` + name/label), hashes.jsonl (sha256 of the outputs of
-`cvmrt run` per backend and thread count), wasm.jsonl and ort.jsonl (bench/ort/model_bench.mjs).
+`cvmrt run` per backend and thread count), wasm.jsonl and ort.jsonl (bench/ort/model_bench.mjs, or ort_bench.py models where node is
+missing: its "ort-python" rows stand for the native ORT columns).
 Two tables: medians, then the best (min) run of each, in ms. Ratios are ORT time / cvmrt time: > 1 means cvmrt is faster
 (targets: >= 2 natively at 1 and 2 threads, >= 1.5 for wasm SIMD vs onnxruntime-web).
 "bits": yes when cvmrt's scalar backend (1 thread), its best backend (1 and 2 threads) and both
@@ -61,7 +62,9 @@ def report(work, nkey, okey, title):
     for m in models:
         name, peer = m["name"], m.get("ort", m["name"])
         c1, c2 = native.get((name, "auto", 1)), native.get((name, "auto", 2))
-        o1, o2 = ort.get((peer, "ort-node", 1)), ort.get((peer, "ort-node", 2))
+        # ORT's native CPU EP: onnxruntime-node, else the Python package (ort_bench.py models).
+        o1 = ort.get((peer, "ort-node", 1), ort.get((peer, "ort-python", 1)))
+        o2 = ort.get((peer, "ort-node", 2), ort.get((peer, "ort-python", 2)))
         ws, wp = wasm.get((name, "simd"), {}).get(okey), wasm.get((name, "plain"), {}).get(okey)
         ow = ort.get((peer, "ort-web", 1))
         h = hashes.get(name, {})
