@@ -54,6 +54,10 @@ void print_kernels(const std::shared_ptr<const Model>& model, const std::string&
             << "; per node the entries tried in order, the first that takes the call runs):\n";
   std::vector<std::vector<std::string>> rows;
   for (const NodeKernelPlan& node : session.kernel_plan()) {
+    if (!node.fused_into.empty()) {  // computed by another node's clamp pass
+      rows.push_back({node.node, node.op, "(in " + node.fused_into + "'s pass)"});
+      continue;
+    }
     for (size_t i = 0; i < node.chains.size(); ++i) {
       const NodeKernelPlan::Chain& c = node.chains[i];
       std::string chain;

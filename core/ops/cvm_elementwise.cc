@@ -62,6 +62,13 @@ class ClampOp : public ElementwiseOp {
     return a;
   }
 
+  bool as_clamp(const OpAttrs& attrs, kernel::CvmClampParams* clamp) const override {
+    if (kind_ == ClampKind::kLeftShift) return false;
+    *clamp = static_cast<const ClampAttrs&>(attrs).params;
+    if (kind_ != ClampKind::kRightShift) clamp->shift = 0;
+    return true;
+  }
+
   std::vector<int> infer_precisions(const OpAttrs& attrs, const std::vector<Shape>&,
                                     const std::vector<int>& p) const override {
     const auto& a = static_cast<const ClampAttrs&>(attrs);

@@ -1,6 +1,8 @@
 // ElementwiseOp (shapes, dtypes, precisions, dispatch), broadcast_shapes, and the public
 // elementwise functions of array_ops.h, which run the registered operators.
 #include <algorithm>
+#include <cstring>
+#include <limits>
 
 #include "attrs.h"
 #include "cvm/array_ops.h"
@@ -97,6 +99,12 @@ void ElementwiseOp::compute(const OpAttrs& attrs, const std::vector<NDArray>& in
   for (const NDArray& in : inputs) broadcast.push_back(in.broadcast_to(out.shape()));
   for (const NDArray& in : broadcast) operands.push_back({&in, const_cast<void*>(in.data())});
   run_kernel(kernels[0], elementwise_views(operands), 1, kernel_params(attrs));
+}
+
+bool ElementwiseOp::as_clamp(const OpAttrs&, kernel::CvmClampParams* clamp) const {
+  if (std::strcmp(spec_.name, "relu") != 0) return false;
+  *clamp = {0, 0, std::numeric_limits<int32_t>::max()};
+  return true;
 }
 
 }  // namespace ops

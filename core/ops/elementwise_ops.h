@@ -63,6 +63,8 @@ class ElementwiseOp : public OpDef {
   std::vector<const char*> kernel_ops() const override { return {spec_.kernel}; }
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override;
+  // relu on int32: clamp to [0, INT32_MAX].
+  bool as_clamp(const OpAttrs& attrs, kernel::CvmClampParams* clamp) const override;
 
  protected:
   // The kernel's POD parameter struct for these attributes (null: none). It must live as long

@@ -12,6 +12,7 @@
 #include "cvm/op.h"
 #include "cvm/shape.h"
 #include "kernel_abi.h"
+#include "params/elementwise.h"
 #include "registry_internal.h"
 
 namespace cvm {
@@ -82,6 +83,13 @@ class OpDef {
   // conv2d and dense: the weight (inputs[1]) can be packed once for the entry of chains[0]
   // that will run it (ops::prepack_weight, prepack.h).
   virtual bool takes_prepacked_weight() const { return false; }
+
+  // An int32 elementwise clamp that a session may fold with its neighbours into one pass after
+  // a conv2d or dense (graph/output_stage.h): y = clamp(round_shift(x, shift), lo, hi), shift 0
+  // for none. cvm_right_shift, cvm_clip, clip and relu say so; false for every other op.
+  virtual bool as_clamp(const OpAttrs& attrs, kernel::CvmClampParams* clamp) const {
+    return false;
+  }
 };
 
 // The kernels of `op` for a call with `attrs` on `inputs` giving `output_dtypes`, under

@@ -456,7 +456,10 @@ extern "C" int CVMSessionGetKernelPlan(CVMSessionHandle session, const char** js
                           {"packed_for", c.packed_for},
                           {"last_ran", c.last_ran}});
       }
-      nodes.push_back({{"node", node.node}, {"op", node.op}, {"chains", std::move(chains)}});
+      nodes.push_back({{"node", node.node},
+                       {"op", node.op},
+                       {"chains", std::move(chains)},
+                       {"fused_into", node.fused_into}});
     }
     thread_local std::string text;
     text = nlohmann::json{{"backend", session->session.backend()}, {"nodes", std::move(nodes)}}

@@ -297,6 +297,10 @@ TEST_CASE("CVMSessionCreateEx binds a backend; CVMSessionGetKernelPlan shows the
       for (const auto& chain : node.at("chains")) {
         const std::string ran = chain.at("last_ran");
         if (node.at("op") == "flatten" || node.at("op") == "reshape") continue;  // in place
+        if (node.at("fused_into") != "") {  // computed by an earlier node's clamp pass
+          CHECK(ran == "");
+          continue;
+        }
         CHECK(ran == cvm::test::expected_runner(chain.at("entries"), chain.at("notes")));
       }
     }

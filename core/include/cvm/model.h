@@ -223,6 +223,11 @@ struct SessionOptions {
   // the CPU), runs on a stream of its own, and copies inputs in and outputs out. RuntimeError
   // when the device does not exist or cannot be used (no driver, no GPU).
   int device_id = 0;
+  // Runs the int32 clamps after a conv2d or dense (cvm_right_shift, cvm_clip, clip, relu) as
+  // one pass where they compose (bit-identical; the nodes after the first then compute nothing
+  // and report NodeKernelPlan::fused_into). The environment variable CVMRT_FUSE=0 turns it off
+  // for every session.
+  bool fuse_clamps = true;
 };
 
 // The kernels a session runs one node with (Session::kernel_plan()), for "no silent
@@ -245,6 +250,9 @@ struct NodeKernelPlan {
     std::string last_ran;    // the entry that took the last run's call ("": not run yet)
   };
   std::vector<Chain> chains;
+  // The node whose one pass computes this one (SessionOptions::fuse_clamps): its chains are
+  // bound but never run. "" for a node that runs itself.
+  std::string fused_into;
 };
 
 class CVM_EXPORT Session {

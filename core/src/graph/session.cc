@@ -7,7 +7,9 @@
 
 #include "cvm/check.h"
 #include "device_runtime.h"
+#include "kernel_views.h"
 #include "model_impl.h"
+#include "output_stage.h"
 #include "params_format.h"
 
 namespace cvm {
@@ -32,6 +34,14 @@ struct Session::State {
     // The model's pack of a constant weight for kernels.packed_for (keeps kernels.packed).
     std::shared_ptr<const ops::PrepackedWeight> packed;
     std::vector<std::string> pack_notes;  // entries whose packer declined the weight
+    // Clamp fusion (output_stage.h): the first node of a fused run computes `clamp` from
+    // fused_in into outputs[0] through clamp_chain; the run's other nodes compute nothing.
+    bool fused_pass = false;
+    std::string fused_into;  // a node computed by another's pass: that node's name
+    kernel::CvmClampParams clamp{};
+    KernelChain clamp_chain;
+    NDArray fused_in;
+    std::string fused_note;
   };
   std::vector<Step> steps;
   bool input_set = false;
@@ -44,6 +54,8 @@ struct Session::State {
   std::vector<NDArray> host_heads() const;
   void write_input(const void* src, bool int8, int64_t count);
   void bind(Step& step, const ChainPolicy& policy);
+  void fuse_clamps(const ChainPolicy& policy);
+  void compute(Step& step) const;
 };
 
 namespace graph {
@@ -111,6 +123,50 @@ void Session::State::bind(Step& step, const ChainPolicy& policy) {
     }
     step.pack_notes.push_back(std::string(e->name) + ": its packer declined the weight");
   }
+}
+
+bool fusion_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("CVMRT_FUSE");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return enabled;
+}
+
+// Marks the steps of every fusable clamp run: its first node runs the combined clamp (the
+// cvm_right_shift kernel, or clip without a shift) from the conv2d / dense output into the
+// run's last output; the others are skipped.
+void Session::State::fuse_clamps(const ChainPolicy& policy) {
+  const Graph& g = m->graph;
+  std::vector<size_t> step_of(g.nodes.size(), 0);
+  for (size_t i = 0; i < steps.size(); ++i) step_of[steps[i].nid] = i;
+  for (const graph::ClampFusion& f : graph::find_clamp_fusions(g, m->plan)) {
+    Step& first = steps[step_of[f.first]];
+    first.fused_pass = true;
+    first.clamp = f.clamp;
+    first.fused_in = entries[f.in];
+    first.outputs = {entries[f.out]};
+    const char* kernel_op = f.clamp.shift > 0 ? "cvm_right_shift" : "clip";
+    first.clamp_chain = resolve_chain(policy, {kernel_op, kernel::ElemType::kInt32}, device);
+    first.fused_note = "one " + std::string(kernel_op) + " pass for " + g.nodes[f.first].name;
+    for (uint32_t nid : f.rest) {
+      steps[step_of[nid]].fused_into = g.nodes[f.first].name;
+      first.fused_note += ", " + g.nodes[nid].name;
+    }
+  }
+}
+
+void Session::State::compute(Step& step) const {
+  if (!step.fused_into.empty()) return;
+  if (step.fused_pass) {
+    NDArray out = step.outputs[0];
+    const std::vector<ops::Operand> operands = {
+        {&out, out.mutable_data()}, {&step.fused_in, const_cast<void*>(step.fused_in.data())}};
+    ops::run_kernel(step.clamp_chain, ops::elementwise_views(operands), 1, &step.clamp);
+    return;
+  }
+  const graph::Node& n = m->graph.nodes[step.nid];
+  n.op->compute(*n.parsed, step.inputs, step.outputs, step.kernels);
 }
 
 std::vector<NDArray> Session::State::host_heads() const {
@@ -218,6 +274,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
     s_->bind(step, policy);
     s_->steps.push_back(std::move(step));
   }
+  if (options.fuse_clamps && fusion_enabled()) s_->fuse_clamps(policy);
   s_->stream.synchronize();  // the arena's zeros and the params are in place
 }
 
@@ -262,11 +319,11 @@ void Session::run() {
   for (State::Step& step : s_->steps) {
     const graph::Node& n = g.nodes[step.nid];
     if (!s_->profiling) {
-      n.op->compute(*n.parsed, step.inputs, step.outputs, step.kernels);
+      s_->compute(step);
       continue;
     }
     const auto start = std::chrono::steady_clock::now();
-    n.op->compute(*n.parsed, step.inputs, step.outputs, step.kernels);
+    s_->compute(step);
     s_->stream.synchronize();
     const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
     s_->profile.push_back(OpProfile{n.name, n.op_name, took.count(), step.output_bytes});
@@ -310,15 +367,22 @@ std::vector<NodeKernelPlan> Session::kernel_plan() const {
   std::vector<NodeKernelPlan> plan;
   for (const State::Step& step : s_->steps) {
     const graph::Node& n = s_->m->graph.nodes[step.nid];
-    NodeKernelPlan node{n.name, n.op_name, {}};
-    for (size_t i = 0; i < step.kernels.chains.size(); ++i) {
-      const KernelChain& c = step.kernels[i];
+    NodeKernelPlan node{n.name, n.op_name, {}, step.fused_into};
+    std::vector<const KernelChain*> chains;
+    if (step.fused_pass) {
+      chains.push_back(&step.clamp_chain);
+    } else {
+      for (const KernelChain& c : step.kernels.chains) chains.push_back(&c);
+    }
+    for (size_t i = 0; i < chains.size(); ++i) {
+      const KernelChain& c = *chains[i];
       NodeKernelPlan::Chain chain;
       chain.kernel_op = c.key.op;
       chain.dtype = elem_type_name(c.key.dtype);
       for (const kernel::KernelEntry* e : c.entries) chain.entries.push_back(e->name);
       chain.notes = c.notes;
-      if (i == 0) {
+      if (step.fused_pass) chain.notes.push_back(step.fused_note);
+      if (i == 0 && !step.fused_pass) {
         chain.notes.insert(chain.notes.end(), step.pack_notes.begin(), step.pack_notes.end());
         if (step.kernels.packed_for != nullptr) chain.packed_for = step.kernels.packed_for->name;
       }

@@ -1,0 +1,183 @@
+// Clamp fusion (graph/output_stage.h): which runs after a conv2d / dense become one pass, and
+// that a fused session gives the unfused session's bits on every backend.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cvm/model_builder.h"
+#include "graph_test_util.h"
+#include "test_util.h"
+
+using cvm::DataType;
+using cvm::Model;
+using cvm::ModelBuilder;
+using cvm::NDArray;
+using cvm::Session;
+using cvm::SessionOptions;
+using cvm::Shape;
+namespace t = cvm::test;
+
+namespace {
+
+using Entry = ModelBuilder::Entry;
+using Attrs = cvm::AttrMap;
+
+struct Step {
+  const char* op;
+  const char* name;
+  Attrs attrs;
+};
+
+// x (2 x 24, precision 8) -> dense (16 units, bias) -> `steps` in a line; the outputs are the
+// last step's, plus the steps named in `also_output`.
+std::shared_ptr<const Model> dense_then(const std::vector<Step>& steps,
+                                        const std::vector<std::string>& also_output = {}) {
+  ModelBuilder b;
+  const Entry x = b.input({2, 24}, DataType::Int(32), 8);
+  const Entry w = b.constant("w", t::random_in({16, 24}, -127, 127, 11), 8);
+  const Entry bias = b.constant("b", t::random_in({16}, -3000, 3000, 12), 13);
+  Entry y = b.add1("dense", "fc", {x, w, bias}, {{"units", "16"}, {"use_bias", "True"}});
+  std::vector<Entry> outputs;
+  for (const Step& s : steps) {
+    y = b.add1(s.op, s.name, {y}, s.attrs);
+    for (const std::string& o : also_output) {
+      if (o == s.name) outputs.push_back(y);
+    }
+  }
+  outputs.push_back(y);
+  b.set_outputs(outputs);
+  return b.build();
+}
+
+// x (1 x 3 x 9 x 9) -> conv2d 3x3 (8 channels, no bias) -> `steps`.
+std::shared_ptr<const Model> conv_then(const std::vector<Step>& steps) {
+  ModelBuilder b;
+  const Entry x = b.input({1, 3, 9, 9}, DataType::Int(32), 8);
+  const Entry w = b.constant("w", t::random_in({8, 3, 3, 3}, -127, 127, 21), 8);
+  Entry y = b.add1("conv2d", "conv", {x, w},
+                   {{"channels", "8"}, {"kernel_size", "(3, 3)"}, {"padding", "(1, 1)"},
+                    {"use_bias", "False"}});
+  for (const Step& s : steps) y = b.add1(s.op, s.name, {y}, s.attrs);
+  b.set_outputs({y});
+  return b.build();
+}
+
+// node name -> the node whose pass computes it ("" for every node that runs itself).
+std::map<std::string, std::string> fused_into(const Session& s) {
+  std::map<std::string, std::string> m;
+  for (const cvm::NodeKernelPlan& n : s.kernel_plan()) m[n.node] = n.fused_into;
+  return m;
+}
+
+// Runs `model` fused and unfused on every runnable backend over a few seeded inputs and checks
+// the bits agree; returns the fused plan of the last backend.
+std::map<std::string, std::string> check_fused_equals_unfused(
+    const std::shared_ptr<const Model>& model) {
+  std::map<std::string, std::string> plan;
+  const Shape in_shape = model->inputs()[0].shape;
+  for (const std::string& backend : t::runnable_backends()) {
+    INFO("backend " << backend);
+    SessionOptions fused{backend}, plain{backend};
+    plain.fuse_clamps = false;
+    Session a(model, fused), b(model, plain);
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      const NDArray x = t::random_in(in_shape, -127, 127, seed);
+      for (Session* s : {&a, &b}) {
+        s->set_input("data", x);
+        s->run();
+      }
+      REQUIRE(a.num_outputs() == b.num_outputs());
+      for (size_t i = 0; i < a.num_outputs(); ++i) CHECK(t::bit_equal(a.output(i), b.output(i)));
+    }
+    for (const auto& [node, into] : fused_into(b)) CHECK(into.empty());  // unfused: none
+    plan = fused_into(a);
+  }
+  return plan;
+}
+
+const Attrs kShift3P8 = {{"shift_bit", "3"}, {"precision", "8"}};
+
+}  // namespace
+
+TEST_CASE("clamp fusion: shift, cvm_clip and relu after a dense are one pass with the same bits",
+          "[graph][fusion]") {
+  const auto plan = check_fused_equals_unfused(dense_then(
+      {{"cvm_right_shift", "shift", kShift3P8}, {"cvm_clip", "clip", {{"precision", "6"}}},
+       {"relu", "relu", {}}}));
+  CHECK(plan.at("fc").empty());
+  CHECK(plan.at("shift").empty());  // it runs the pass
+  CHECK(plan.at("clip") == "shift");
+  CHECK(plan.at("relu") == "shift");
+  // The pass is the cvm_right_shift kernel with the combined bounds, and it ran.
+  Session s(dense_then({{"cvm_right_shift", "shift", kShift3P8}, {"relu", "relu", {}}}));
+  s.set_input("data", t::random_in({2, 24}, -127, 127, 5));
+  s.run();
+  for (const cvm::NodeKernelPlan& n : s.kernel_plan()) {
+    if (n.node != "shift") continue;
+    REQUIRE(n.chains.size() == 1);
+    CHECK(n.chains[0].kernel_op == "cvm_right_shift");
+    CHECK_FALSE(n.chains[0].last_ran.empty());
+    CHECK(std::find(n.chains[0].notes.begin(), n.chains[0].notes.end(),
+                    "one cvm_right_shift pass for shift, relu") != n.chains[0].notes.end());
+  }
+  // Every node still has a profile row; the fused ones take (next to) no time.
+  s.enable_profiling(true);
+  s.run();
+  CHECK(s.profile().size() == 3);
+}
+
+TEST_CASE("clamp fusion: clamps without a shift after a conv2d become one clip pass",
+          "[graph][fusion]") {
+  const auto plan = check_fused_equals_unfused(conv_then(
+      {{"relu", "relu", {}}, {"cvm_clip", "clip", {{"precision", "5"}}},
+       {"clip", "clip2", {{"a_min", "-3"}, {"a_max", "11"}}}}));
+  CHECK(plan.at("relu").empty());
+  CHECK(plan.at("clip") == "relu");
+  CHECK(plan.at("clip2") == "relu");
+}
+
+TEST_CASE("clamp fusion: runs it must not fuse", "[graph][fusion]") {
+  SECTION("an intermediate that is also a graph output") {
+    const auto plan = check_fused_equals_unfused(
+        dense_then({{"cvm_right_shift", "shift", kShift3P8}, {"relu", "relu", {}}}, {"shift"}));
+    CHECK(plan.at("relu").empty());
+  }
+  SECTION("clamps whose intervals do not meet: clamp(clamp(x, -7, 7), 100, 200) is 100") {
+    const auto plan = check_fused_equals_unfused(
+        dense_then({{"cvm_right_shift", "shift", {{"shift_bit", "3"}, {"precision", "4"}}},
+                    {"clip", "far", {{"a_min", "100"}, {"a_max", "200"}}}}));
+    CHECK(plan.at("far").empty());
+  }
+  SECTION("a shift after a clamp starts no run of its own; the first run stops before it") {
+    const auto plan = check_fused_equals_unfused(
+        dense_then({{"cvm_right_shift", "shift", kShift3P8}, {"relu", "relu", {}},
+                    {"cvm_right_shift", "shift2", {{"shift_bit", "1"}, {"precision", "8"}}},
+                    {"relu", "relu2", {}}}));
+    CHECK(plan.at("relu") == "shift");
+    CHECK(plan.at("shift2").empty());
+    CHECK(plan.at("relu2").empty());  // not right after a conv2d / dense
+  }
+  SECTION("relu before the shift: the shift's rounding is not a clamp to move") {
+    const auto plan = check_fused_equals_unfused(
+        dense_then({{"relu", "relu", {}}, {"cvm_right_shift", "shift", kShift3P8}}));
+    CHECK(plan.at("shift").empty());
+  }
+  SECTION("a single clamp: nothing to merge") {
+    const auto plan = check_fused_equals_unfused(dense_then({{"relu", "relu", {}}}));
+    CHECK(plan.at("relu").empty());
+  }
+}
+
+TEST_CASE("clamp fusion: every example model gives the unfused bits", "[graph][fusion]") {
+  for (const char* name : t::kModelCases) {
+    INFO(name);
+    check_fused_equals_unfused(t::load_case(name).load());
+  }
+  const auto lenet = t::load_lenet();
+  const auto plan = check_fused_equals_unfused(lenet);
+  int fused = 0;
+  for (const auto& [node, into] : plan) fused += into.empty() ? 0 : 1;
+  CHECK(fused >= 4);  // LeNet requantizes each conv2d and dense with shift, clip, relu
+}
