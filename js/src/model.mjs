@@ -248,6 +248,8 @@ export class CvmModel {
    * chains of kernel-table entries (what__how names, tried in order; the scalar reference last),
    * why other entries of the backend are missing or moved, the entry its weight was packed for
    * and the entry that took the last run's call. So "no silent fallback" is checkable.
+   * fusedInto names the node whose one clamp pass computes a node (the int32 clamps after a
+   * conv2d or dense, as cvm_right_shift, cvm_clip, relu), "" for a node that runs itself.
    */
   kernelPlan() {
     const n = this._cvm.native;
@@ -268,6 +270,7 @@ export class CvmModel {
           packedFor: c.packed_for,
           lastRan: c.last_ran,
         })),
+        fusedInto: node.fused_into,
       })),
     };
   }

@@ -116,8 +116,16 @@ test('models: kernelPlan() shows each node\'s kernel chain and what ran', async 
       else assert.deepEqual(chain.entries, ['conv2d_i32__portable', 'conv2d_i32__scalar']);
       assert.equal(chain.lastRan, '');
       model.run({ data: cvm.fromBytes(input.bytes, { shape: input.shape, dtype: input.dtype }) });
-      assert.equal(model.kernelPlan().nodes.find((n) => n.op === 'conv2d').chains[0].lastRan,
+      const after = model.kernelPlan();
+      assert.equal(after.nodes.find((n) => n.op === 'conv2d').chains[0].lastRan,
         chain.entries[0]);
+      // LeNet's clamps after each conv2d / dense run as one pass: the first computes the rest.
+      const fused = after.nodes.filter((n) => n.fusedInto !== '');
+      assert.ok(fused.length >= 4, `${fused.length} fused nodes`);
+      for (const node of fused) {
+        assert.ok(['cvm_clip', 'clip', 'relu'].includes(node.op), node.op);
+        assert.ok(after.nodes.some((m) => m.node === node.fusedInto && m.fusedInto === ''));
+      }
       cvm.setBackend('scalar');
       try {
         const scalar = model.kernelPlan();

@@ -217,7 +217,11 @@ export interface KernelChain {
 export interface KernelPlan {
   /** The backend heading the chains: "wasm", "portable" or "scalar". */
   backend: string;
-  nodes: { node: string; op: string; chains: KernelChain[] }[];
+  /**
+   * fusedInto: the node whose one clamp pass computes this node (the int32 clamps after a
+   * conv2d or dense: cvm_right_shift, cvm_clip, clip, relu); "" for a node that runs itself.
+   */
+  nodes: { node: string; op: string; chains: KernelChain[]; fusedInto: string }[];
 }
 
 /** A loaded, verified model (made by cvm.loadModel). */
