@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_util.h"
@@ -101,13 +102,31 @@ void finish_profile(Profile* p) {
 
 // The kernel entry that heads the chain of the session's first `op` node (the one that took
 // its last call, once it ran); "none" when the model has no such node.
+// The kernels that ran `op`'s nodes (before a run: that would run), most nodes first: "name"
+// when one kernel ran them all, else "name x19, other x1".
 std::string kernel_of(const Session& session, const std::string& op) {
+  std::vector<std::pair<std::string, int>> counts;
   for (const NodeKernelPlan& node : session.kernel_plan()) {
     if (node.op != op || node.chains.empty() || node.chains[0].entries.empty()) continue;
     const NodeKernelPlan::Chain& c = node.chains[0];
-    return c.last_ran.empty() ? c.entries[0] : c.last_ran;
+    const std::string& name = c.last_ran.empty() ? c.entries[0] : c.last_ran;
+    auto it = std::find_if(counts.begin(), counts.end(),
+                           [&](const auto& k) { return k.first == name; });
+    if (it == counts.end()) {
+      counts.emplace_back(name, 1);
+    } else {
+      ++it->second;
+    }
   }
-  return "none";
+  if (counts.empty()) return "none";
+  if (counts.size() == 1) return counts[0].first;
+  std::stable_sort(counts.begin(), counts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (const auto& [name, n] : counts) {
+    text += (text.empty() ? "" : ", ") + name + " x" + std::to_string(n);
+  }
+  return text;
 }
 
 double share(double us, double total) { return total > 0 ? 100.0 * us / total : 0.0; }
