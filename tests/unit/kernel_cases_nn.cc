@@ -110,6 +110,14 @@ std::vector<Pool> max_pool_shapes() {
       {2, 2, 6, 10, 3, 2, 2, 1, {1, 0}, false, Lay::kReverseFirst, "reversed batch"},
       {0, 2, 4, 4, 2, 2, 1, 1, {0, 0}, false, P, "empty batch"},
       {1, 1, 1, 1, 1, 1, 1, 1, {0}, false, P, "one cell"},
+      // 2x2 at stride 2 without padding: the x86 direct path (whole vectors while their odd
+      // loads stay inside the row, then single outputs).
+      {1, 16, 28, 28, 2, 2, 2, 2, {0, 0}, false, P, "2x2 stride 2, 28 wide (Fashion CNN)"},
+      {2, 3, 9, 64, 2, 2, 2, 2, {0, 0}, false, P, "2x2 stride 2, 64 wide, odd height"},
+      {1, 2, 6, 33, 2, 2, 2, 2, {0, 0}, false, P, "2x2 stride 2, odd width"},
+      {1, 2, 4, 70, 2, 2, 2, 2, {0, 0}, true, P, "2x2 stride 2, ceil on even sizes"},
+      {1, 3, 4, 2, 2, 2, 2, 2, {0, 0}, false, P, "2x2 stride 2, one output column"},
+      {1, 2, 8, 40, 2, 2, 2, 2, {0, 0}, false, Lay::kStepLast, "2x2 stride 2, strided rows"},
   };
 }
 
