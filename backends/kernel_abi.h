@@ -174,6 +174,9 @@ struct KernelEntry {
   uint32_t required_features;  // CpuFeature bits that must all be present
   PrepackFn prepack = nullptr;  // packs constant weights for `fn` (null: it takes none)
   SuitsFn suits = nullptr;      // shape preference (null: suits every call)
+  // conv2d entries: every call applies Conv2dParams::clamp (when set) to its outputs, so the
+  // caller need not make a clamp pass of its own afterwards.
+  bool applies_clamp = false;
 };
 
 // A backend: its name, its kernels, and whether it can run on this machine at all.

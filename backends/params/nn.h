@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "kernel_abi.h"
+#include "params/elementwise.h"
 
 namespace cvm {
 namespace kernel {
@@ -19,6 +20,10 @@ struct Conv2dParams {
   // Scratch the kernel may ask for (kernel_abi.h); null: none. The reference asks for none;
   // the x86 kernels repack operands into it, and decline the call without it.
   const Scratch* scratch;
+  // A clamp to apply to every output after the bias, as the cvm_right_shift kernel computes it
+  // (CvmClampParams; shift 0: no shift), or null. Only entries with KernelEntry::applies_clamp
+  // read it: the caller applies it itself after any other entry.
+  const CvmClampParams* clamp = nullptr;
 };
 
 // "dense" (int32): inputs x (M, K), w (units, K) and, when there are three inputs, bias

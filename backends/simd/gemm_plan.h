@@ -70,6 +70,7 @@ struct ConvPlan {
   int64_t w_g, w_ob, w_m, w_chunk, w_c, w_t;
   // Scratch: byte offsets of each part (64-byte aligned) and the total.
   int64_t act_at, w_at, adj_at, tap_at, bytes;
+  const CvmClampParams* clamp;  // Conv2dParams::clamp: applied as outputs are stored (or null)
 };
 
 // Plans a conv2d call (views and Conv2dParams as the op layer passes them). False when the

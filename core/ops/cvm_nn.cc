@@ -235,6 +235,7 @@ class Conv2dOp : public OpDef {
     KernelScratch scratch(inputs[0].device());
     kernel::Conv2dParams params = a.params;
     params.scratch = scratch.get();
+    params.clamp = kernels.clamp;
     run_kernel(kernels[0], plain_views(outputs, inputs), 1, &params, kernels.packed_for,
                kernels.packed);
   }

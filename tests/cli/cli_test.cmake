@@ -197,7 +197,7 @@ elseif(SCENARIO STREQUAL "inspect")
                "conv1's chain")
   expect_match("${OUT}" "\n  fc1 +dense +[^\n]*dense_i32__scalar\n" "fc1's chain ends with the reference")
   # The clamps after conv1 run as one pass, computed by the first of them.
-  expect_match("${OUT}" "one cvm_right_shift pass for conv1_shift, conv1_clip, conv1_relu\n"
+  expect_match("${OUT}" "one cvm_right_shift pass for conv1_shift, conv1_clip, conv1_relu[ \n]"
                "conv1's clamps fused")
   expect_match("${OUT}" "\n  conv1_relu +relu +\\(in conv1_shift's pass\\)\n" "a fused node")
   cvm(0 inspect "${LENET_JSON}" --params "${LENET_PARAMS}" --backend scalar)

@@ -8,6 +8,7 @@
 
 #include "cvm/model_builder.h"
 #include "graph_test_util.h"
+#include "registry_internal.h"
 #include "test_util.h"
 
 using cvm::DataType;
@@ -51,15 +52,25 @@ std::shared_ptr<const Model> dense_then(const std::vector<Step>& steps,
   return b.build();
 }
 
-// x (1 x 3 x 9 x 9) -> conv2d 3x3 (8 channels, no bias) -> `steps`.
-std::shared_ptr<const Model> conv_then(const std::vector<Step>& steps) {
+struct Conv {
+  int64_t c, h, w, oc, k, stride, pad, groups;
+};
+
+// x (2 x c x h x w) -> conv2d (bias) -> `steps`; default: 3x3, 8 channels, padding 1.
+std::shared_ptr<const Model> conv_then(const std::vector<Step>& steps,
+                                       const Conv& v = {3, 9, 9, 8, 3, 1, 1, 1}) {
   ModelBuilder b;
-  const Entry x = b.input({1, 3, 9, 9}, DataType::Int(32), 8);
-  const Entry w = b.constant("w", t::random_in({8, 3, 3, 3}, -127, 127, 21), 8);
-  Entry y = b.add1("conv2d", "conv", {x, w},
-                   {{"channels", "8"}, {"kernel_size", "(3, 3)"}, {"padding", "(1, 1)"},
-                    {"use_bias", "False"}});
-  for (const Step& s : steps) y = b.add1(s.op, s.name, {y}, s.attrs);
+  const Entry x = b.input({2, v.c, v.h, v.w}, DataType::Int(32), 8);
+  const Entry w =
+      b.constant("w", t::random_in({v.oc, v.c / v.groups, v.k, v.k}, -127, 127, 21), 8);
+  const Entry bias = b.constant("b", t::random_in({v.oc}, -9000, 9000, 22), 15);
+  const std::string k = std::to_string(v.k), s = std::to_string(v.stride),
+                    pad = std::to_string(v.pad);
+  Entry y = b.add1("conv2d", "conv", {x, w, bias},
+                   {{"channels", std::to_string(v.oc)}, {"kernel_size", "(" + k + ", " + k + ")"},
+                    {"strides", "(" + s + ", " + s + ")"}, {"padding", "(" + pad + ", " + pad + ")"},
+                    {"groups", std::to_string(v.groups)}, {"use_bias", "True"}});
+  for (const Step& st : steps) y = b.add1(st.op, st.name, {y}, st.attrs);
   b.set_outputs({y});
   return b.build();
 }
@@ -72,10 +83,12 @@ std::map<std::string, std::string> fused_into(const Session& s) {
 }
 
 // Runs `model` fused and unfused on every runnable backend over a few seeded inputs and checks
-// the bits agree; returns the fused plan of the last backend.
-std::map<std::string, std::string> check_fused_equals_unfused(
-    const std::shared_ptr<const Model>& model) {
-  std::map<std::string, std::string> plan;
+// the bits agree; returns the fused plan of the last backend (the scalar reference), and each
+// backend's in `by_backend` when given.
+using Plan = std::map<std::string, std::string>;
+Plan check_fused_equals_unfused(const std::shared_ptr<const Model>& model,
+                                std::map<std::string, Plan>* by_backend = nullptr) {
+  Plan plan;
   const Shape in_shape = model->inputs()[0].shape;
   for (const std::string& backend : t::runnable_backends()) {
     INFO("backend " << backend);
@@ -93,8 +106,17 @@ std::map<std::string, std::string> check_fused_equals_unfused(
     }
     for (const auto& [node, into] : fused_into(b)) CHECK(into.empty());  // unfused: none
     plan = fused_into(a);
+    if (by_backend != nullptr) (*by_backend)[backend] = plan;
   }
   return plan;
+}
+
+// The entry that ran `node`'s first chain in `s`'s last run.
+std::string ran(const Session& s, const std::string& node) {
+  for (const cvm::NodeKernelPlan& n : s.kernel_plan()) {
+    if (n.node == node) return n.chains.at(0).last_ran;
+  }
+  return "";
 }
 
 const Attrs kShift3P8 = {{"shift_bit", "3"}, {"precision", "8"}};
@@ -136,6 +158,56 @@ TEST_CASE("clamp fusion: clamps without a shift after a conv2d become one clip p
   CHECK(plan.at("relu").empty());
   CHECK(plan.at("clip") == "relu");
   CHECK(plan.at("clip2") == "relu");
+}
+
+TEST_CASE("clamp fusion: a conv2d kernel applies the clamp as it stores, on every path",
+          "[graph][fusion]") {
+  const std::vector<Step> run = {{"cvm_right_shift", "shift", kShift3P8},
+                                 {"cvm_clip", "clip", {{"precision", "6"}}}, {"relu", "relu", {}}};
+  const std::vector<std::pair<const char*, Conv>> convs = {
+      {"3x3 padded", {3, 9, 9, 8, 3, 1, 1, 1}},
+      {"1x1 stride 2, odd sizes", {5, 11, 13, 6, 1, 2, 0, 1}},
+      {"5x5, rows across vectors", {4, 10, 21, 12, 5, 1, 2, 1}},
+      {"depthwise 3x3 (its own layouts, clamped after)", {16, 12, 30, 16, 3, 1, 1, 16}},
+      {"depthwise 3x3 stride 2", {8, 9, 9, 8, 3, 2, 1, 8}},
+      {"grouped", {8, 7, 7, 8, 3, 1, 1, 2}},
+  };
+  int applied = 0;
+  for (const auto& [what, conv] : convs) {
+    INFO(what);
+    const auto model = conv_then(run, conv);
+    std::map<std::string, Plan> plans;
+    check_fused_equals_unfused(model, &plans);
+    for (const auto& [backend, plan] : plans) {
+      INFO("backend " << backend);
+      CHECK(plan.at("clip") == "shift");
+      CHECK(plan.at("relu") == "shift");
+      // The pass node reads fused into the conv2d exactly when the conv2d's kernel applied it:
+      // the x86 GEMM entries (KernelEntry::applies_clamp), not Winograd or another backend's.
+      Session s(model, SessionOptions{backend});
+      s.set_input("data", t::random_in({2, conv.c, conv.h, conv.w}, -127, 127, 9));
+      s.run();
+      const std::string entry = ran(s, "conv");
+      bool applies = false;
+      for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
+        for (size_t i = 0; i < b->count; ++i) {
+          if (entry == b->entries[i].name) applies = b->entries[i].applies_clamp;
+        }
+      }
+      CHECK(fused_into(s).at("shift") == (applies ? "conv" : ""));
+      applied += applies ? 1 : 0;
+    }
+  }
+  // Where an entry that applies the clamp can run (x86 GEMM, not capped by CVMRT_ISA), it
+  // takes most of these layers.
+  bool can_apply = false;
+  for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
+    for (size_t i = 0; i < b->count; ++i) {
+      const cvm::kernel::KernelEntry& e = b->entries[i];
+      can_apply = can_apply || (e.applies_clamp && cvm::entry_usable(*b, e));
+    }
+  }
+  if (can_apply) CHECK(applied >= 4);
 }
 
 TEST_CASE("clamp fusion: runs it must not fuse", "[graph][fusion]") {

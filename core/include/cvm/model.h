@@ -224,9 +224,9 @@ struct SessionOptions {
   // when the device does not exist or cannot be used (no driver, no GPU).
   int device_id = 0;
   // Runs the int32 clamps after a conv2d or dense (cvm_right_shift, cvm_clip, clip, relu) as
-  // one pass where they compose (bit-identical; the nodes after the first then compute nothing
-  // and report NodeKernelPlan::fused_into). The environment variable CVMRT_FUSE=0 turns it off
-  // for every session.
+  // one pass where they compose, or inside the conv2d kernel's stores where it can apply them
+  // (bit-identical; the nodes that compute nothing report NodeKernelPlan::fused_into). The
+  // environment variable CVMRT_FUSE=0 turns it off for every session.
   bool fuse_clamps = true;
 };
 

@@ -43,11 +43,12 @@ std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& pl
       run.push_back(order[k]);
       f.out = n.first_entry;
     }
-    if (run.size() < 2) continue;
+    if (run.empty() || (run.size() < 2 && head.op_name != "conv2d")) continue;
     const int64_t in_at = plan.offset[f.in], out_at = plan.offset[f.out];
     const int64_t bytes = g.entries[f.in].shape.numel() * 4;
     const bool apart = out_at + bytes <= in_at || in_at + bytes <= out_at;
     if (in_at < 0 || out_at < 0 || !(in_at == out_at || apart)) continue;
+    f.head = order[i];
     f.first = run.front();
     f.rest.assign(run.begin() + 1, run.end());
     fusions.push_back(f);

@@ -17,6 +17,7 @@ namespace graph {
 // is not empty, so such a run is one clamp after at most one rounding shift, computed by one
 // cvm_right_shift (or clip) kernel call with the same bits as the nodes one by one.
 struct ClampFusion {
+  uint32_t head = 0;           // the conv2d / dense node
   uint32_t first = 0;          // the run's first node: it computes the whole run in one pass
   std::vector<uint32_t> rest;  // the run's other nodes, which then compute nothing
   uint32_t in = 0;             // entry the pass reads: the conv2d / dense output
@@ -27,9 +28,9 @@ struct ClampFusion {
 // The fusable runs of a CVM graph: after a conv2d or dense node, the nodes that execute next
 // (node order, variables aside), each an int32 clamp (OpDef::as_clamp) of the previous one's
 // output that nothing else reads and that is not a graph output; a shift only first; the
-// combined interval never empty; at least two nodes; and the last output either in the conv
-// output's own block or apart from it in the plan (never partly overlapping). None in float
-// graphs.
+// combined interval never empty; at least two nodes, or one after a conv2d (whose kernel may
+// apply it as it stores); and the last output either in the conv output's own block or apart
+// from it in the plan (never partly overlapping). None in float graphs.
 std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& plan);
 
 }  // namespace graph

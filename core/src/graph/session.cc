@@ -37,6 +37,10 @@ struct Session::State {
     // Clamp fusion (output_stage.h): the first node of a fused run computes `clamp` from
     // fused_in into outputs[0] through clamp_chain; the run's other nodes compute nothing.
     bool fused_pass = false;
+    // The pass's conv2d when it writes the run's output itself with the clamp passed to its
+    // kernels (NodeKernels::clamp): the pass then runs, in place, only after an entry without
+    // KernelEntry::applies_clamp.
+    const Step* clamped_by = nullptr;
     std::string fused_into;  // a node computed by another's pass: that node's name
     kernel::CvmClampParams clamp{};
     KernelChain clamp_chain;
@@ -56,6 +60,8 @@ struct Session::State {
   void bind(Step& step, const ChainPolicy& policy);
   void fuse_clamps(const ChainPolicy& policy);
   void compute(Step& step) const;
+  // Whether the clamp pass of `step` was applied by its conv2d's kernel in the last run.
+  static bool clamp_done(const Step& step);
 };
 
 namespace graph {
@@ -153,12 +159,38 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
       steps[step_of[nid]].fused_into = g.nodes[f.first].name;
       first.fused_note += ", " + g.nodes[nid].name;
     }
+    // A conv2d writes the run's last output itself, clamped where its kernel can, unless that
+    // output's memory overlaps one of its inputs (which it reads while it writes).
+    Step& head = steps[step_of[f.head]];
+    const graph::Node& conv = g.nodes[f.head];
+    if (conv.op_name != "conv2d") continue;
+    const int64_t out_at = m->plan.offset[f.out];
+    const int64_t out_end = out_at + static_cast<int64_t>(entries[f.out].nbytes());
+    bool apart = true;
+    for (uint32_t eid : conv.inputs) {
+      const int64_t at = m->plan.offset[eid];
+      if (at < 0) continue;  // a param, outside the arena
+      apart = apart && (at + static_cast<int64_t>(entries[eid].nbytes()) <= out_at || out_end <= at);
+    }
+    if (!apart) continue;
+    head.outputs = {entries[f.out]};
+    head.kernels.clamp = &first.clamp;
+    first.fused_in = entries[f.out];
+    first.clamped_by = &head;
+    first.fused_note += " (or " + conv.name + "'s kernel as it stores)";
   }
+}
+
+bool Session::State::clamp_done(const Step& step) {
+  if (step.clamped_by == nullptr) return false;
+  const kernel::KernelEntry* ran = step.clamped_by->kernels[0].last_ran;
+  return ran != nullptr && ran->applies_clamp;
 }
 
 void Session::State::compute(Step& step) const {
   if (!step.fused_into.empty()) return;
   if (step.fused_pass) {
+    if (clamp_done(step)) return;
     NDArray out = step.outputs[0];
     const std::vector<ops::Operand> operands = {
         {&out, out.mutable_data()}, {&step.fused_in, const_cast<void*>(step.fused_in.data())}};
@@ -368,6 +400,7 @@ std::vector<NodeKernelPlan> Session::kernel_plan() const {
   for (const State::Step& step : s_->steps) {
     const graph::Node& n = s_->m->graph.nodes[step.nid];
     NodeKernelPlan node{n.name, n.op_name, {}, step.fused_into};
+    if (State::clamp_done(step)) node.fused_into = s_->m->graph.nodes[step.clamped_by->nid].name;
     std::vector<const KernelChain*> chains;
     if (step.fused_pass) {
       chains.push_back(&step.clamp_chain);
