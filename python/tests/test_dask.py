@@ -50,8 +50,10 @@ def test_every_isa_level_gives_the_single_process_bytes(isa_cluster, fashion_pat
     local = cvmrt.load_model(fashion_path).run({"data": x})["softmax"]
     local_hashes = [hashlib.sha256(local[i:i + 150].tobytes()).hexdigest()
                     for i in range(0, 600, 150)]
-    chunks = da.from_array(x, chunks=(150, 1, 28, 28))
-    for address in pinned:
+    for address, (level, _) in pinned.items():
+        # An input of its own per worker: the same graph keys would let the scheduler hand back
+        # the previous worker's results (still in memory) instead of computing here.
+        chunks = da.from_array(x, chunks=(150, 1, 28, 28), name=f"images-{level}")
         out, hashes = cvmrt.dask.predict(fashion_path, chunks, verify=True)
         got, got_hashes = client.compute([out, hashes], workers=[address],
                                          allow_other_workers=False, sync=True)
