@@ -39,6 +39,8 @@ class PrepackCache {
 
 // Whether prepacking is on: CVMRT_PREPACK unset or not "0" (read once per process).
 bool prepack_enabled();
+// Whether clamp fusion is on: CVMRT_FUSE unset or not "0" (read once per process).
+bool fusion_enabled();
 
 // The params copied to a device (once per device, by the first session made there), shared by
 // the model's sessions on that device and kept while the model lives.

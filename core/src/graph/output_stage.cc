@@ -2,13 +2,23 @@
 #include "output_stage.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 #include "op_def.h"
 
 namespace cvm {
 namespace graph {
+namespace {
+
+// Whether entries a and b occupy the same arena block, or none of each other's bytes.
+bool same_or_apart(const Graph& g, const MemoryPlan& plan, uint32_t a, uint32_t b) {
+  const int64_t a_at = plan.offset[a], b_at = plan.offset[b];
+  const int64_t a_end = a_at + g.entries[a].shape.numel() * 4;
+  const int64_t b_end = b_at + g.entries[b].shape.numel() * 4;
+  return a_at == b_at || a_end <= b_at || b_end <= a_at;
+}
+
+}  // namespace
 
 std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& plan) {
   std::vector<ClampFusion> fusions;
@@ -44,10 +54,17 @@ std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& pl
       f.out = n.first_entry;
     }
     if (run.empty() || (run.size() < 2 && head.op_name != "conv2d")) continue;
-    const int64_t in_at = plan.offset[f.in], out_at = plan.offset[f.out];
-    const int64_t bytes = g.entries[f.in].shape.numel() * 4;
-    const bool apart = out_at + bytes <= in_at || in_at + bytes <= out_at;
-    if (in_at < 0 || out_at < 0 || !(in_at == out_at || apart)) continue;
+    if (plan.offset[f.in] < 0 || plan.offset[f.out] < 0 || !same_or_apart(g, plan, f.in, f.out)) {
+      continue;
+    }
+    if (head.op_name == "conv2d") {
+      f.head_writes_out = true;
+      for (uint32_t eid : head.inputs) {  // activations it reads while it writes; params aside
+        if (plan.offset[eid] < 0) continue;
+        f.head_writes_out = f.head_writes_out && plan.offset[eid] != plan.offset[f.out] &&
+                            same_or_apart(g, plan, eid, f.out);
+      }
+    }
     f.head = order[i];
     f.first = run.front();
     f.rest.assign(run.begin() + 1, run.end());

@@ -23,6 +23,9 @@ struct ClampFusion {
   uint32_t in = 0;             // entry the pass reads: the conv2d / dense output
   uint32_t out = 0;            // entry it writes: the run's last output
   kernel::CvmClampParams clamp{};  // shift 0: no shift (a clip pass)
+  // The head is a conv2d that may write `out` itself, with the clamp passed to its kernels:
+  // `out` lies apart from every input it reads in the memory plan.
+  bool head_writes_out = false;
 };
 
 // The fusable runs of a CVM graph: after a conv2d or dense node, the nodes that execute next

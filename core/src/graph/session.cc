@@ -66,11 +66,23 @@ struct Session::State {
 
 namespace graph {
 
+namespace {
+
+// An on/off switch in the environment: on unless set to "0".
+bool switch_on(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}
+
+}  // namespace
+
 bool prepack_enabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("CVMRT_PREPACK");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
+  static const bool enabled = switch_on("CVMRT_PREPACK");
+  return enabled;
+}
+
+bool fusion_enabled() {
+  static const bool enabled = switch_on("CVMRT_FUSE");
   return enabled;
 }
 
@@ -131,14 +143,6 @@ void Session::State::bind(Step& step, const ChainPolicy& policy) {
   }
 }
 
-bool fusion_enabled() {
-  static const bool enabled = [] {
-    const char* v = std::getenv("CVMRT_FUSE");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
-  return enabled;
-}
-
 // Marks the steps of every fusable clamp run: its first node runs the combined clamp (the
 // cvm_right_shift kernel, or clip without a shift) from the conv2d / dense output into the
 // run's last output; the others are skipped.
@@ -159,25 +163,14 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
       steps[step_of[nid]].fused_into = g.nodes[f.first].name;
       first.fused_note += ", " + g.nodes[nid].name;
     }
-    // A conv2d writes the run's last output itself, clamped where its kernel can, unless that
-    // output's memory overlaps one of its inputs (which it reads while it writes).
+    // A conv2d writes the run's last output itself, clamped where its kernel can.
+    if (!f.head_writes_out) continue;
     Step& head = steps[step_of[f.head]];
-    const graph::Node& conv = g.nodes[f.head];
-    if (conv.op_name != "conv2d") continue;
-    const int64_t out_at = m->plan.offset[f.out];
-    const int64_t out_end = out_at + static_cast<int64_t>(entries[f.out].nbytes());
-    bool apart = true;
-    for (uint32_t eid : conv.inputs) {
-      const int64_t at = m->plan.offset[eid];
-      if (at < 0) continue;  // a param, outside the arena
-      apart = apart && (at + static_cast<int64_t>(entries[eid].nbytes()) <= out_at || out_end <= at);
-    }
-    if (!apart) continue;
     head.outputs = {entries[f.out]};
     head.kernels.clamp = &first.clamp;
     first.fused_in = entries[f.out];
     first.clamped_by = &head;
-    first.fused_note += " (or " + conv.name + "'s kernel as it stores)";
+    first.fused_note += " (or " + g.nodes[f.head].name + "'s kernel as it stores)";
   }
 }
 
@@ -306,7 +299,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
     s_->bind(step, policy);
     s_->steps.push_back(std::move(step));
   }
-  if (options.fuse_clamps && fusion_enabled()) s_->fuse_clamps(policy);
+  if (options.fuse_clamps && graph::fusion_enabled()) s_->fuse_clamps(policy);
   s_->stream.synchronize();  // the arena's zeros and the params are in place
 }
 
