@@ -174,8 +174,8 @@ struct KernelEntry {
   uint32_t required_features;  // CpuFeature bits that must all be present
   PrepackFn prepack = nullptr;  // packs constant weights for `fn` (null: it takes none)
   SuitsFn suits = nullptr;      // shape preference (null: suits every call)
-  // conv2d entries: every call applies Conv2dParams::clamp (when set) to its outputs, so the
-  // caller need not make a clamp pass of its own afterwards.
+  // conv2d and dense entries: every call applies Conv2dParams::clamp / DenseParams::clamp (when
+  // set) to its outputs, so the caller need not make a clamp pass of its own afterwards.
   bool applies_clamp = false;
 };
 

@@ -27,9 +27,11 @@ struct Conv2dParams {
 };
 
 // "dense" (int32): inputs x (M, K), w (units, K) and, when there are three inputs, bias
-// (units); output (M, units). The params pointer itself may be null (no scratch).
+// (units); output (M, units). The params pointer itself may be null (no scratch, no clamp).
 struct DenseParams {
   const Scratch* scratch;  // as in Conv2dParams
+  // As Conv2dParams::clamp: read only by entries with KernelEntry::applies_clamp.
+  const CvmClampParams* clamp = nullptr;
 };
 
 // "max_pool2d" (int32): input (N, C, H, W), output (N, C, OH, OW). Window (oh, ow) covers rows

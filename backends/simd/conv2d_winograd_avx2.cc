@@ -34,6 +34,7 @@ struct Run {
   idx plane;          // cells of X per channel pair
   const TensorView* y;
   const TensorView* bias;
+  const CvmClampParams* clamp;  // Conv2dParams::clamp, applied as the outputs are stored
   const int32_t* a;   // winograd_f23.h's packed weights
   const int32_t* xp;  // X: [channel pairs][xh][xw]
   int32_t* v;         // V of a group of strips: [strips][16][cpairs][16]
@@ -137,14 +138,28 @@ inline void micro(const int32_t* a, const int32_t* b, idx kp, __m256i (&acc)[4][
   }
 }
 
-// y of 8 tiles from p0 for output channel oc: A^T M A / 4 + bias, M[t] in mq[t].
+// Conv2dParams::clamp on 8 lanes, as the cvm_right_shift kernel computes it: with a shift s,
+// ((v >> (s - 1)) + 1) >> 1 in wrapping int32, then clamped to [lo, hi].
+__m256i clamp8(__m256i v, const CvmClampParams& c) {
+  if (c.shift > 0) {
+    const __m256i t = _mm256_sra_epi32(v, _mm_cvtsi32_si128(c.shift - 1));
+    v = _mm256_srai_epi32(_mm256_add_epi32(t, _mm256_set1_epi32(1)), 1);
+  }
+  return _mm256_max_epi32(_mm256_min_epi32(v, _mm256_set1_epi32(c.hi)), _mm256_set1_epi32(c.lo));
+}
+
+// y of 8 tiles from p0 for output channel oc: A^T M A / 4 + bias, then Conv2dParams::clamp
+// when set; M[t] in mq[t].
 void output_octet(const Run& m, idx oc, idx p0, const __m256i* mq, int32_t bias) {
   __m256i y4[4];
   wf::output_transform(
       mq, y4, [](__m256i p, __m256i q) { return _mm256_add_epi32(p, q); },
       [](__m256i p, __m256i q) { return _mm256_sub_epi32(p, q); });
   const __m256i b = _mm256_set1_epi32(bias);
-  auto finish = [&](__m256i s4) { return _mm256_add_epi32(_mm256_srai_epi32(s4, 2), b); };
+  auto finish = [&](__m256i s4) {
+    const __m256i v = _mm256_add_epi32(_mm256_srai_epi32(s4, 2), b);
+    return m.clamp != nullptr ? clamp8(v, *m.clamp) : v;
+  };
   const __m256i y00 = finish(y4[0]), y01 = finish(y4[1]), y10 = finish(y4[2]),
                 y11 = finish(y4[3]);
   const TensorView& y = *m.y;
@@ -260,6 +275,7 @@ KernelStatus conv2d_i16i32__avx2_winograd(const KernelCall& call) {
   m.plane = m.g.xh * m.g.xw;
   m.y = &y;
   m.bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
+  m.clamp = p.clamp;
   constexpr int64_t kMaxLanes = int64_t{1} << 28;
   if (wf::a_lanes(m.s) > kMaxLanes || static_cast<int64_t>(m.plane) * m.s.cpairs > kMaxLanes) {
     return KernelStatus::kDeclined;

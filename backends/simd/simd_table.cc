@@ -70,19 +70,19 @@ const KernelEntry kEntries[] = {
     CVM_BOTH_ISAS(reduce_max, kInt32, i32)
     CVM_BOTH_ISAS(reduce_sum, kFloat32, f32)
     // ---- int32 conv2d / dense (gemm: conv2d_*, dense_*) ----
-    // The GEMM conv2d entries apply Conv2dParams::clamp (the last argument); Winograd and dense
-    // leave it to the caller.
+    // Every conv2d and dense entry applies Conv2dParams::clamp / DenseParams::clamp as it
+    // stores (the last argument).
     // A group of under 16 input channels goes to the VNNI entry first (conv2d_amx_suits).
     CVM_GEMM(conv2d, i8i32, amx, kGemmAmx, s::conv2d_amx_suits, true)
     CVM_GEMM(conv2d, i8i32, avx512vnni, kGemmVnni, nullptr, true)
     // Winograd F(2x2, 3x3) takes 3x3 stride-1 layers on AVX2 machines, ahead of the GEMM (other
     // nodes move it behind: winograd_f23.h's suits).
-    CVM_GEMM(conv2d, i16i32, avx2_winograd, kCpuAvx2, winograd_f23::suits, false)
+    CVM_GEMM(conv2d, i16i32, avx2_winograd, kCpuAvx2, winograd_f23::suits, true)
     CVM_GEMM(conv2d, i16i32, avx2, kCpuAvx2, nullptr, true)
     // A one-row dense goes to the VNNI entry first (dense_amx_suits, gemm_plan.cc).
-    CVM_GEMM(dense, i8i32, amx, kGemmAmx, s::dense_amx_suits, false)
-    CVM_GEMM(dense, i8i32, avx512vnni, kGemmVnni, nullptr, false)
-    CVM_GEMM(dense, i16i32, avx2, kCpuAvx2, nullptr, false)
+    CVM_GEMM(dense, i8i32, amx, kGemmAmx, s::dense_amx_suits, true)
+    CVM_GEMM(dense, i8i32, avx512vnni, kGemmVnni, nullptr, true)
+    CVM_GEMM(dense, i16i32, avx2, kCpuAvx2, nullptr, true)
     // ---- float32 conv2d / dense (float_nn_*) ----
     CVM_F32_BOTH_ISAS(conv2d)
     CVM_F32_BOTH_ISAS(dense)

@@ -320,7 +320,7 @@ class DenseOp : public OpDef {
   void compute(const OpAttrs&, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     KernelScratch scratch(inputs[0].device());
-    const kernel::DenseParams params{scratch.get()};
+    const kernel::DenseParams params{scratch.get(), kernels.clamp};
     run_kernel(kernels[0], plain_views(outputs, inputs), 1, &params, kernels.packed_for,
                kernels.packed);
   }

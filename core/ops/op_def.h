@@ -31,8 +31,8 @@ struct NodeKernels {
   std::vector<KernelChain> chains;
   const kernel::KernelEntry* packed_for = nullptr;
   const void* packed = nullptr;
-  // conv2d: the clamp its entries with KernelEntry::applies_clamp apply to the output
-  // (Conv2dParams::clamp; a session's clamp fusion), or null.
+  // conv2d / dense: the clamp its entries with KernelEntry::applies_clamp apply to the output
+  // (Conv2dParams::clamp, DenseParams::clamp; a session's clamp fusion), or null.
   const kernel::CvmClampParams* clamp = nullptr;
 
   const KernelChain& operator[](size_t i) const { return chains[i]; }

@@ -31,15 +31,21 @@ struct Step {
   Attrs attrs;
 };
 
-// x (2 x 24, precision 8) -> dense (16 units, bias) -> `steps` in a line; the outputs are the
-// last step's, plus the steps named in `also_output`.
+struct Dense {
+  int64_t rows, k, units;
+};
+
+// x (rows x k) -> dense (bias) -> `steps` in a line; the outputs are the last step's, plus the
+// steps named in `also_output`. Default: 2 x 24 -> 16 units. x has precision 8.
 std::shared_ptr<const Model> dense_then(const std::vector<Step>& steps,
-                                        const std::vector<std::string>& also_output = {}) {
+                                        const std::vector<std::string>& also_output = {},
+                                        const Dense& d = {2, 24, 16}) {
   ModelBuilder b;
-  const Entry x = b.input({2, 24}, DataType::Int(32), 8);
-  const Entry w = b.constant("w", t::random_in({16, 24}, -127, 127, 11), 8);
-  const Entry bias = b.constant("b", t::random_in({16}, -3000, 3000, 12), 13);
-  Entry y = b.add1("dense", "fc", {x, w, bias}, {{"units", "16"}, {"use_bias", "True"}});
+  const Entry x = b.input({d.rows, d.k}, DataType::Int(32), 8);
+  const Entry w = b.constant("w", t::random_in({d.units, d.k}, -127, 127, 11), 8);
+  const Entry bias = b.constant("b", t::random_in({d.units}, -3000, 3000, 12), 13);
+  Entry y = b.add1("dense", "fc", {x, w, bias},
+                   {{"units", std::to_string(d.units)}, {"use_bias", "True"}});
   std::vector<Entry> outputs;
   for (const Step& s : steps) {
     y = b.add1(s.op, s.name, {y}, s.attrs);
@@ -82,6 +88,12 @@ std::map<std::string, std::string> fused_into(const Session& s) {
   return m;
 }
 
+// Seeded input of `model` over its whole precision.
+NDArray model_input(const Model& model, uint64_t seed) {
+  const int64_t max = (int64_t{1} << (model.inputs()[0].precision - 1)) - 1;
+  return t::random_in(model.inputs()[0].shape, -max, max, seed);
+}
+
 // Runs `model` fused and unfused on every runnable backend over a few seeded inputs and checks
 // the bits agree; returns the fused plan of the last backend (the scalar reference), and each
 // backend's in `by_backend` when given.
@@ -89,14 +101,13 @@ using Plan = std::map<std::string, std::string>;
 Plan check_fused_equals_unfused(const std::shared_ptr<const Model>& model,
                                 std::map<std::string, Plan>* by_backend = nullptr) {
   Plan plan;
-  const Shape in_shape = model->inputs()[0].shape;
   for (const std::string& backend : t::runnable_backends()) {
     INFO("backend " << backend);
     SessionOptions fused{backend}, plain{backend};
     plain.fuse_clamps = false;
     Session a(model, fused), b(model, plain);
     for (uint64_t seed = 1; seed <= 3; ++seed) {
-      const NDArray x = t::random_in(in_shape, -127, 127, seed);
+      const NDArray x = model_input(*model, seed);
       for (Session* s : {&a, &b}) {
         s->set_input("data", x);
         s->run();
@@ -119,6 +130,16 @@ std::string ran(const Session& s, const std::string& node) {
   return "";
 }
 
+// Whether the table entry named `entry` applies a fused clamp (KernelEntry::applies_clamp).
+bool applies_clamp(const std::string& entry) {
+  for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
+    for (size_t i = 0; i < b->count; ++i) {
+      if (entry == b->entries[i].name) return b->entries[i].applies_clamp;
+    }
+  }
+  return false;
+}
+
 const Attrs kShift3P8 = {{"shift_bit", "3"}, {"precision", "8"}};
 
 }  // namespace
@@ -132,8 +153,10 @@ TEST_CASE("clamp fusion: shift, cvm_clip and relu after a dense are one pass wit
   CHECK(plan.at("shift").empty());  // it runs the pass
   CHECK(plan.at("clip") == "shift");
   CHECK(plan.at("relu") == "shift");
-  // The pass is the cvm_right_shift kernel with the combined bounds, and it ran.
-  Session s(dense_then({{"cvm_right_shift", "shift", kShift3P8}, {"relu", "relu", {}}}));
+  // The pass is the cvm_right_shift kernel with the combined bounds, and it ran after the
+  // reference dense (which does not apply it).
+  Session s(dense_then({{"cvm_right_shift", "shift", kShift3P8}, {"relu", "relu", {}}}),
+            SessionOptions{"scalar"});
   s.set_input("data", t::random_in({2, 24}, -127, 127, 5));
   s.run();
   for (const cvm::NodeKernelPlan& n : s.kernel_plan()) {
@@ -142,7 +165,8 @@ TEST_CASE("clamp fusion: shift, cvm_clip and relu after a dense are one pass wit
     CHECK(n.chains[0].kernel_op == "cvm_right_shift");
     CHECK_FALSE(n.chains[0].last_ran.empty());
     CHECK(std::find(n.chains[0].notes.begin(), n.chains[0].notes.end(),
-                    "one cvm_right_shift pass for shift, relu") != n.chains[0].notes.end());
+                    "one cvm_right_shift pass for shift, relu (or fc's kernel as it stores)") !=
+          n.chains[0].notes.end());
   }
   // Every node still has a profile row; the fused ones take (next to) no time.
   s.enable_profiling(true);
@@ -160,46 +184,49 @@ TEST_CASE("clamp fusion: clamps without a shift after a conv2d become one clip p
   CHECK(plan.at("clip2") == "relu");
 }
 
-TEST_CASE("clamp fusion: a conv2d kernel applies the clamp as it stores, on every path",
+TEST_CASE("clamp fusion: a conv2d or dense kernel applies the clamp as it stores, on every path",
           "[graph][fusion]") {
   const std::vector<Step> run = {{"cvm_right_shift", "shift", kShift3P8},
                                  {"cvm_clip", "clip", {{"precision", "6"}}}, {"relu", "relu", {}}};
-  const std::vector<std::pair<const char*, Conv>> convs = {
-      {"3x3 padded", {3, 9, 9, 8, 3, 1, 1, 1}},
-      {"1x1 stride 2, odd sizes", {5, 11, 13, 6, 1, 2, 0, 1}},
-      {"5x5, rows across vectors", {4, 10, 21, 12, 5, 1, 2, 1}},
-      {"depthwise 3x3 (its own layouts, clamped after)", {16, 12, 30, 16, 3, 1, 1, 16}},
-      {"depthwise 3x3 stride 2", {8, 9, 9, 8, 3, 2, 1, 8}},
-      {"grouped", {8, 7, 7, 8, 3, 1, 1, 2}},
+  struct Head {
+    const char* what;
+    std::shared_ptr<const Model> model;
+    const char* node;
+  };
+  const std::vector<Head> heads = {
+      {"3x3 padded", conv_then(run, {3, 9, 9, 8, 3, 1, 1, 1}), "conv"},
+      {"3x3 stride 1, 16 channels (Winograd where it runs)", conv_then(run, {16, 10, 14, 16, 3, 1, 1, 1}),
+       "conv"},
+      {"1x1 stride 2, odd sizes", conv_then(run, {5, 11, 13, 6, 1, 2, 0, 1}), "conv"},
+      {"5x5, rows across vectors", conv_then(run, {4, 10, 21, 12, 5, 1, 2, 1}), "conv"},
+      {"depthwise 3x3 (its own layouts)", conv_then(run, {16, 12, 30, 16, 3, 1, 1, 16}), "conv"},
+      {"depthwise 3x3 stride 2", conv_then(run, {8, 9, 9, 8, 3, 2, 1, 8}), "conv"},
+      {"grouped", conv_then(run, {8, 7, 7, 8, 3, 1, 1, 2}), "conv"},
+      {"dense, one row", dense_then(run, {}, {1, 24, 16}), "fc"},
+      {"dense, 3 rows, odd K and units", dense_then(run, {}, {3, 67, 13}), "fc"},
+      {"dense, 9 rows (tiles), 37 units", dense_then(run, {}, {9, 40, 37}), "fc"},
+      {"dense, 40 rows x 70 units", dense_then(run, {}, {40, 64, 70}), "fc"},
   };
   int applied = 0;
-  for (const auto& [what, conv] : convs) {
-    INFO(what);
-    const auto model = conv_then(run, conv);
+  for (const Head& h : heads) {
+    INFO(h.what);
     std::map<std::string, Plan> plans;
-    check_fused_equals_unfused(model, &plans);
+    check_fused_equals_unfused(h.model, &plans);
     for (const auto& [backend, plan] : plans) {
       INFO("backend " << backend);
       CHECK(plan.at("clip") == "shift");
       CHECK(plan.at("relu") == "shift");
-      // The pass node reads fused into the conv2d exactly when the conv2d's kernel applied it:
-      // the x86 GEMM entries (KernelEntry::applies_clamp), not Winograd or another backend's.
-      Session s(model, SessionOptions{backend});
-      s.set_input("data", t::random_in({2, conv.c, conv.h, conv.w}, -127, 127, 9));
+      // The pass node reads fused into the head exactly when the head's kernel applied it
+      // (KernelEntry::applies_clamp): the session skipped its own pass.
+      Session s(h.model, SessionOptions{backend});
+      s.set_input("data", model_input(*h.model, 9));
       s.run();
-      const std::string entry = ran(s, "conv");
-      bool applies = false;
-      for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
-        for (size_t i = 0; i < b->count; ++i) {
-          if (entry == b->entries[i].name) applies = b->entries[i].applies_clamp;
-        }
-      }
-      CHECK(fused_into(s).at("shift") == (applies ? "conv" : ""));
+      const bool applies = applies_clamp(ran(s, h.node));
+      CHECK(fused_into(s).at("shift") == (applies ? h.node : ""));
       applied += applies ? 1 : 0;
     }
   }
-  // Where an entry that applies the clamp can run (x86 GEMM, not capped by CVMRT_ISA), it
-  // takes most of these layers.
+  // Where an entry that applies the clamp can run, it takes most of these heads.
   bool can_apply = false;
   for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
     for (size_t i = 0; i < b->count; ++i) {
@@ -207,7 +234,21 @@ TEST_CASE("clamp fusion: a conv2d kernel applies the clamp as it stores, on ever
       can_apply = can_apply || (e.applies_clamp && cvm::entry_usable(*b, e));
     }
   }
-  if (can_apply) CHECK(applied >= 4);
+  if (can_apply) CHECK(applied >= 8);
+}
+
+TEST_CASE("clamp fusion: a single clamp after a dense is applied by the dense's kernel",
+          "[graph][fusion]") {
+  std::map<std::string, Plan> plans;
+  const auto model = dense_then({{"cvm_right_shift", "shift", kShift3P8}});
+  check_fused_equals_unfused(model, &plans);
+  for (const auto& [backend, plan] : plans) {
+    INFO("backend " << backend);
+    Session s(model, SessionOptions{backend});
+    s.set_input("data", model_input(*model, 4));
+    s.run();
+    CHECK(fused_into(s).at("shift") == (applies_clamp(ran(s, "fc")) ? "fc" : ""));
+  }
 }
 
 TEST_CASE("clamp fusion: runs it must not fuse", "[graph][fusion]") {
@@ -235,10 +276,6 @@ TEST_CASE("clamp fusion: runs it must not fuse", "[graph][fusion]") {
     const auto plan = check_fused_equals_unfused(
         dense_then({{"relu", "relu", {}}, {"cvm_right_shift", "shift", kShift3P8}}));
     CHECK(plan.at("shift").empty());
-  }
-  SECTION("a single clamp: nothing to merge") {
-    const auto plan = check_fused_equals_unfused(dense_then({{"relu", "relu", {}}}));
-    CHECK(plan.at("relu").empty());
   }
 }
 

@@ -53,17 +53,15 @@ std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& pl
       run.push_back(order[k]);
       f.out = n.first_entry;
     }
-    if (run.empty() || (run.size() < 2 && head.op_name != "conv2d")) continue;
+    if (run.empty()) continue;
     if (plan.offset[f.in] < 0 || plan.offset[f.out] < 0 || !same_or_apart(g, plan, f.in, f.out)) {
       continue;
     }
-    if (head.op_name == "conv2d") {
-      f.head_writes_out = true;
-      for (uint32_t eid : head.inputs) {  // activations it reads while it writes; params aside
-        if (plan.offset[eid] < 0) continue;
-        f.head_writes_out = f.head_writes_out && plan.offset[eid] != plan.offset[f.out] &&
-                            same_or_apart(g, plan, eid, f.out);
-      }
+    f.head_writes_out = true;
+    for (uint32_t eid : head.inputs) {  // activations it reads while it writes; params aside
+      if (plan.offset[eid] < 0) continue;
+      f.head_writes_out = f.head_writes_out && plan.offset[eid] != plan.offset[f.out] &&
+                          same_or_apart(g, plan, eid, f.out);
     }
     f.head = order[i];
     f.first = run.front();

@@ -23,17 +23,17 @@ struct ClampFusion {
   uint32_t in = 0;             // entry the pass reads: the conv2d / dense output
   uint32_t out = 0;            // entry it writes: the run's last output
   kernel::CvmClampParams clamp{};  // shift 0: no shift (a clip pass)
-  // The head is a conv2d that may write `out` itself, with the clamp passed to its kernels:
-  // `out` lies apart from every input it reads in the memory plan.
+  // The head may write `out` itself, with the clamp passed to its kernels (Conv2dParams::clamp,
+  // DenseParams::clamp): `out` lies apart from every input it reads in the memory plan.
   bool head_writes_out = false;
 };
 
 // The fusable runs of a CVM graph: after a conv2d or dense node, the nodes that execute next
 // (node order, variables aside), each an int32 clamp (OpDef::as_clamp) of the previous one's
 // output that nothing else reads and that is not a graph output; a shift only first; the
-// combined interval never empty; at least two nodes, or one after a conv2d (whose kernel may
-// apply it as it stores); and the last output either in the conv output's own block or apart
-// from it in the plan (never partly overlapping). None in float graphs.
+// combined interval never empty; and the last output either in the head output's own block or
+// apart from it in the plan (never partly overlapping). A single node fuses too: the head's
+// kernel may apply it as it stores (else the pass is the node itself). None in float graphs.
 std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& plan);
 
 }  // namespace graph

@@ -37,9 +37,9 @@ struct Session::State {
     // Clamp fusion (output_stage.h): the first node of a fused run computes `clamp` from
     // fused_in into outputs[0] through clamp_chain; the run's other nodes compute nothing.
     bool fused_pass = false;
-    // The pass's conv2d when it writes the run's output itself with the clamp passed to its
-    // kernels (NodeKernels::clamp): the pass then runs, in place, only after an entry without
-    // KernelEntry::applies_clamp.
+    // The pass's conv2d / dense when it writes the run's output itself with the clamp passed to
+    // its kernels (NodeKernels::clamp): the pass then runs, in place, only after an entry
+    // without KernelEntry::applies_clamp.
     const Step* clamped_by = nullptr;
     std::string fused_into;  // a node computed by another's pass: that node's name
     kernel::CvmClampParams clamp{};
@@ -60,7 +60,7 @@ struct Session::State {
   void bind(Step& step, const ChainPolicy& policy);
   void fuse_clamps(const ChainPolicy& policy);
   void compute(Step& step) const;
-  // Whether the clamp pass of `step` was applied by its conv2d's kernel in the last run.
+  // Whether the clamp pass of `step` was applied by its conv2d / dense kernel in the last run.
   static bool clamp_done(const Step& step);
 };
 
@@ -163,7 +163,7 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
       steps[step_of[nid]].fused_into = g.nodes[f.first].name;
       first.fused_note += ", " + g.nodes[nid].name;
     }
-    // A conv2d writes the run's last output itself, clamped where its kernel can.
+    // The conv2d / dense writes the run's last output itself, clamped where its kernel can.
     if (!f.head_writes_out) continue;
     Step& head = steps[step_of[f.head]];
     head.outputs = {entries[f.out]};

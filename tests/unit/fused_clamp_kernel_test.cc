@@ -1,0 +1,236 @@
+// Every conv2d / dense table entry with KernelEntry::applies_clamp, on every backend this build
+// can run, given Conv2dParams::clamp / DenseParams::clamp: its output equals the scalar
+// reference's conv2d / dense followed by the reference cvm_right_shift (or clip) kernel, bit for
+// bit, on every path (narrow, int32, depthwise, Winograd, one-row dense), with and without its
+// prepacked weight, at 1 and 3 threads; and a call it declines writes nothing.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cvm/threads.h"
+#include "kernel_abi.h"
+#include "kernel_test_util.h"
+#include "kernel_views.h"
+#include "params/nn.h"
+#include "registry_internal.h"
+#include "test_util.h"
+#include "thread_pool.h"
+
+using namespace cvm;
+using kernel::CvmClampParams;
+using kernel::KernelStatus;
+using test::random_in;
+
+namespace {
+
+kernel::KernelFn reference(const char* op) {
+  const kernel::BackendTable& s = kernel::kScalarBackend;
+  for (size_t i = 0; i < s.count; ++i) {
+    if (std::strcmp(op, s.entries[i].op) == 0 && s.entries[i].dtype == kernel::ElemType::kInt32) {
+      return s.entries[i].fn;
+    }
+  }
+  FAIL("no reference kernel for " << op);
+  return nullptr;
+}
+
+// Runs `fn` on (inputs -> out) at the current thread count; returns its status.
+KernelStatus call(kernel::KernelFn fn, const std::vector<NDArray>& inputs, NDArray& out,
+                  const void* params, const void* prepacked = nullptr) {
+  std::vector<kernel::TensorView> views = ops::plain_views({out}, inputs);
+  kernel::KernelCall c{};
+  c.outputs = views.data();
+  c.num_outputs = 1;
+  c.inputs = views.data() + 1;
+  c.num_inputs = static_cast<int32_t>(views.size()) - 1;
+  c.params = params;
+  const kernel::ParallelFor par = threads::kernel_parallel_for();
+  c.parallel = par.num_threads > 1 ? &par : nullptr;
+  c.prepacked = prepacked;
+  return fn(c);
+}
+
+// The reference: op without a clamp, then the clamp pass (cvm_right_shift, or clip for shift 0).
+NDArray expected(const char* op, const std::vector<NDArray>& inputs, const Shape& ys,
+                 const void* params_without_clamp, const CvmClampParams& clamp) {
+  NDArray y = NDArray::zeros(ys, DataType::Int(32));
+  REQUIRE(call(reference(op), inputs, y, params_without_clamp) == KernelStatus::kDone);
+  NDArray z = NDArray::zeros(ys, DataType::Int(32));
+  REQUIRE(call(reference(clamp.shift > 0 ? "cvm_right_shift" : "clip"), {y}, z, &clamp) ==
+          KernelStatus::kDone);
+  return z;
+}
+
+// The usable entries of `op` that apply the clamp, on every backend table.
+std::vector<const kernel::KernelEntry*> clamping_entries(const char* op) {
+  std::vector<const kernel::KernelEntry*> found;
+  for (const kernel::BackendTable* b : backend_tables()) {
+    for (size_t i = 0; i < b->count; ++i) {
+      const kernel::KernelEntry& e = b->entries[i];
+      if (std::strcmp(e.op, op) == 0 && e.dtype == kernel::ElemType::kInt32 && e.applies_clamp &&
+          entry_usable(*b, e)) {
+        found.push_back(&e);
+      }
+    }
+  }
+  return found;
+}
+
+// A weight packed by `e` for `params` (empty when it has no packer or declined).
+std::vector<uint8_t> packed_by(const kernel::KernelEntry& e, const NDArray& w, const void* params) {
+  if (e.prepack == nullptr) return {};
+  const kernel::TensorView view = ops::plain_view(w, const_cast<void*>(w.data()));
+  const size_t need = e.prepack(view, params, nullptr, 0);
+  if (need == 0) return {};
+  std::vector<uint8_t> bytes(need);
+  if (e.prepack(view, params, bytes.data(), need) == 0) return {};
+  return bytes;
+}
+
+// Runs entry `e` with `params` (its clamp set) with and without its pack of w, and checks each
+// result: `want`, or untouched when the entry declined.
+void check_entry(const kernel::KernelEntry& e, const std::vector<NDArray>& inputs,
+                 const void* params, const NDArray& want) {
+  INFO("entry " << e.name << " threads " << num_threads());
+  std::vector<uint8_t> pack = packed_by(e, inputs[1], params);
+  for (bool prepacked : {false, true}) {
+    if (prepacked && pack.empty()) continue;
+    INFO((prepacked ? "prepacked" : "packing its own weight"));
+    // The pack's bytes at a 64-byte boundary, as a model keeps them.
+    std::vector<uint8_t> aligned(pack.size() + 64);
+    void* at = aligned.data() + (64 - reinterpret_cast<uintptr_t>(aligned.data()) % 64) % 64;
+    if (prepacked) std::memcpy(at, pack.data(), pack.size());
+    NDArray got = NDArray::empty(want.shape(), DataType::Int(32));
+    std::memset(got.mutable_data(), 0x5A, static_cast<size_t>(got.numel() * 4));
+    const NDArray poison = got.copy();
+    if (call(e.fn, inputs, got, params, prepacked ? at : nullptr) == KernelStatus::kDeclined) {
+      CHECK(test::bit_equal(got, poison));
+      continue;
+    }
+    CHECK(test::bit_equal(got, want));
+  }
+}
+
+const CvmClampParams kClamps[] = {
+    {3, -127, 127},                              // cvm_right_shift to 8 bits
+    {0, 0, std::numeric_limits<int32_t>::max()},  // relu
+    {9, -5, 100},                                // shift, then an uneven interval
+    {32, -1, 1},                                 // the largest shift
+    {1, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()},
+};
+
+struct ConvCase {
+  int64_t n, c, h, w, oc, k, stride, pad, dilation, groups;
+  bool bias;
+};
+
+std::string describe(const ConvCase& v) {
+  std::ostringstream s;
+  s << "x(" << v.n << "," << v.c << "," << v.h << "," << v.w << ") oc " << v.oc << " k " << v.k
+    << " stride " << v.stride << " pad " << v.pad << " dilation " << v.dilation << " groups "
+    << v.groups << (v.bias ? " bias" : "");
+  return s.str();
+}
+
+// body() at 1 and 3 threads, with work split into the smallest tasks; restored afterwards.
+template <class Body>
+void at_thread_counts(Body&& body) {
+  const int64_t min_work = threads::min_task_work();
+  for (int t : {1, 3}) {
+    set_num_threads(t);
+    threads::set_min_task_work(1);
+    body();
+  }
+  set_num_threads(0);
+  threads::set_min_task_work(min_work);
+}
+
+}  // namespace
+
+TEST_CASE("fused clamp: conv2d entries that apply it equal the reference conv2d, then the clamp",
+          "[kernels][fusion]") {
+  const std::vector<ConvCase> cases = {
+      // n  c   h   w  oc k  s  p  d  g   bias
+      {1, 3, 9, 11, 5, 3, 1, 1, 1, 1, true},      // 3x3, few channels
+      {1, 16, 10, 14, 16, 3, 1, 1, 1, 1, true},   // 3x3 stride 1 (Winograd where it runs)
+      {2, 8, 13, 17, 20, 3, 2, 1, 1, 1, false},   // 3x3 stride 2, batch 2
+      {1, 64, 7, 9, 70, 1, 1, 0, 1, 1, true},     // pointwise, tile remainders
+      {1, 27, 13, 11, 20, 1, 2, 0, 1, 1, false},  // 1x1 stride 2, odd sizes
+      {1, 3, 30, 30, 64, 7, 2, 3, 1, 1, true},    // a stem
+      {1, 16, 12, 30, 16, 3, 1, 1, 1, 16, true},  // depthwise
+      {1, 24, 9, 9, 24, 3, 2, 1, 1, 24, false},   // depthwise stride 2
+      {1, 16, 12, 12, 16, 3, 1, 1, 3, 16, true},  // depthwise dilated
+      {3, 12, 6, 6, 48, 2, 2, 0, 1, 3, true},     // groups 3
+      {1, 8, 7, 7, 8, 3, 1, 1, 1, 2, true},       // grouped, few outputs a group
+  };
+  const std::vector<const kernel::KernelEntry*> entries = clamping_entries("conv2d");
+  if (entries.empty()) WARN("no conv2d entry applies the clamp in this build on this CPU");
+  uint64_t seed = 100;
+  for (const ConvCase& v : cases) {
+    INFO(describe(v));
+    const int64_t oh = (v.h + 2 * v.pad - v.dilation * (v.k - 1) - 1) / v.stride + 1;
+    const int64_t ow = (v.w + 2 * v.pad - v.dilation * (v.k - 1) - 1) / v.stride + 1;
+    const Shape ys{v.n, v.oc, oh, ow};
+    // int8 values (the narrow paths), then values only the int32 paths take.
+    for (int32_t range : {127, 40000}) {
+      std::vector<NDArray> in = {random_in({v.n, v.c, v.h, v.w}, -range, range, ++seed),
+                                 random_in({v.oc, v.c / v.groups, v.k, v.k}, -127, 127, ++seed)};
+      if (v.bias) in.push_back(random_in({v.oc}, -50000, 50000, ++seed));
+      for (const CvmClampParams& clamp : kClamps) {
+        INFO("range " << range << " clamp shift " << clamp.shift << " [" << clamp.lo << ", "
+                      << clamp.hi << "]");
+        kernel::Conv2dParams p{v.stride, v.stride, v.pad, v.pad, v.dilation, v.dilation,
+                               v.groups, nullptr};
+        const NDArray want = expected("conv2d", in, ys, &p, clamp);
+        at_thread_counts([&] {
+          for (const kernel::KernelEntry* e : entries) {
+            test::PoisonedScratch scratch;
+            p.scratch = scratch.get();
+            p.clamp = &clamp;
+            check_entry(*e, in, &p, want);
+            p.clamp = nullptr;
+            p.scratch = nullptr;
+          }
+        });
+      }
+    }
+  }
+}
+
+TEST_CASE("fused clamp: dense entries that apply it equal the reference dense, then the clamp",
+          "[kernels][fusion]") {
+  struct DenseCase {
+    int64_t m, k, n;
+    bool bias;
+  };
+  const std::vector<DenseCase> cases = {{1, 24, 16, true},  {1, 1030, 7, false}, {3, 67, 13, true},
+                                        {4, 100, 9, false}, {9, 40, 37, true},   {40, 64, 70, true},
+                                        {65, 129, 3, false}};
+  const std::vector<const kernel::KernelEntry*> entries = clamping_entries("dense");
+  if (entries.empty()) WARN("no dense entry applies the clamp in this build on this CPU");
+  uint64_t seed = 500;
+  for (const DenseCase& d : cases) {
+    INFO("dense x(" << d.m << "," << d.k << ") units " << d.n << (d.bias ? " bias" : ""));
+    for (int32_t range : {127, 40000}) {
+      std::vector<NDArray> in = {random_in({d.m, d.k}, -range, range, ++seed),
+                                 random_in({d.n, d.k}, -127, 127, ++seed)};
+      if (d.bias) in.push_back(random_in({d.n}, -50000, 50000, ++seed));
+      for (const CvmClampParams& clamp : kClamps) {
+        INFO("range " << range << " clamp shift " << clamp.shift << " [" << clamp.lo << ", "
+                      << clamp.hi << "]");
+        const NDArray want = expected("dense", in, {d.m, d.n}, nullptr, clamp);
+        at_thread_counts([&] {
+          for (const kernel::KernelEntry* e : entries) {
+            test::PoisonedScratch scratch;
+            const kernel::DenseParams p{scratch.get(), &clamp};
+            check_entry(*e, in, &p, want);
+          }
+        });
+      }
+    }
+  }
+}
