@@ -1,7 +1,9 @@
 // conv2d/dense kernel benchmark: ResNet-18 and MobileNet-v1 layers and two dense shapes, every
 // x86 kernel of the simd table and the scalar reference, at 1 and 2 threads, against the int8
-// VNNI peak this CPU reaches in the same binary. Prints a table, or JSON lines with --json
-// (bench/run_benchmarks.sh merges those with ONNX Runtime's figures).
+// VNNI peak this CPU reaches in the same binary; and each layer as a model (the layer, its bias
+// and a cvm_right_shift) run by a Session at 1 thread, with and without clamp fusion, against
+// the fastest kernel alone. Prints a table, or JSON lines with --json (bench/run_benchmarks.sh
+// merges those with ONNX Runtime's figures).
 //
 //   conv_bench [--json] [--quick] [--filter SUBSTRING] [--prepacked]
 //   --prepacked   kernels with a prepack function get their weight packed once, outside the
@@ -22,6 +24,8 @@
 
 #include "conv_workloads.h"
 #include "cvm/allocator.h"
+#include "cvm/model.h"
+#include "cvm/model_builder.h"
 #include "cvm/ndarray.h"
 #include "cvm/op.h"
 #include "cvm/registry.h"
@@ -204,12 +208,39 @@ double time_median(F&& f, double budget) {
   return t[t.size() / 2];
 }
 
+// The layer as a model: x (int8 values) -> conv2d / dense with o's weight and bias ->
+// cvm_right_shift to 8 bits, the requantizing step a quantized model puts after each layer.
+std::shared_ptr<const Model> layer_model(const Work& w, const Operands& o, const AttrMap& attrs) {
+  ModelBuilder b;
+  const ModelBuilder::Entry x = b.input(w.x, DataType::Int(32), 8);
+  const ModelBuilder::Entry wt = b.constant("weight", o.in[1], 8);
+  const ModelBuilder::Entry bias = b.constant("bias", o.in[2], 8);
+  AttrMap layer_attrs = attrs;
+  layer_attrs["use_bias"] = "True";
+  const ModelBuilder::Entry acc =
+      b.add1(w.conv ? "conv2d" : "dense", "layer", {x, wt, bias}, layer_attrs);
+  b.set_outputs({b.add1("cvm_right_shift", "requantize", {acc},
+                        {{"shift_bit", "10"}, {"precision", "8"}})});
+  return b.build();
+}
+
+// Median seconds of a Session run of `model` on o's input (set once), 1 thread.
+double time_model(const std::shared_ptr<const Model>& model, const Operands& o, bool fuse,
+                  double budget) {
+  SessionOptions opts;
+  opts.fuse_clamps = fuse;
+  Session s(model, opts);
+  s.set_input("data", o.in[0]);
+  return time_median([&] { s.run(); }, budget);
+}
+
 struct Row {
   const Work* work;
   double scalar = 0;             // seconds, 1 thread
   std::vector<std::string> isa;  // the entries' how (the part of the name after "__")
   std::vector<double> t1, t2;    // seconds per variant at 1 and 2 threads
   double run_op = 0;             // best backend through run_op, 1 thread
+  double model = 0, model_unfused = 0;  // layer_model by a Session, 1 thread
 };
 
 }  // namespace
@@ -311,13 +342,18 @@ int main(int argc, char** argv) {
     }
     const char* op = w.conv ? "conv2d" : "dense";
     r.run_op = time_median([&] { run_op(op, o.in, attrs); }, budget);
+    const std::shared_ptr<const Model> model = layer_model(w, o, attrs);
+    r.model = time_model(model, o, true, budget);
+    r.model_unfused = time_model(model, o, false, budget);
     set_num_threads(0);
     const double gops = 2.0 * w.macs() / 1e9;
+    const double best1 = r.t1.empty() ? r.scalar : *std::min_element(r.t1.begin(), r.t1.end());
     if (json) {
       std::printf(
           "{\"kind\":\"%s\",\"family\":\"%s\",\"name\":\"%s\",\"gop\":%.6f,"
-          "\"scalar_ms\":%.4f,\"run_op_ms\":%.4f",
-          op, w.family.c_str(), w.name.c_str(), gops, r.scalar * 1e3, r.run_op * 1e3);
+          "\"scalar_ms\":%.4f,\"run_op_ms\":%.4f,\"model_ms\":%.4f,\"model_unfused_ms\":%.4f",
+          op, w.family.c_str(), w.name.c_str(), gops, r.scalar * 1e3, r.run_op * 1e3,
+          r.model * 1e3, r.model_unfused * 1e3);
       for (size_t i = 0; i < r.isa.size(); ++i) {
         std::printf(",\"%s_1t_ms\":%.4f,\"%s_2t_ms\":%.4f", r.isa[i].c_str(), r.t1[i] * 1e3,
                     r.isa[i].c_str(), r.t2[i] * 1e3);
@@ -335,6 +371,10 @@ int main(int argc, char** argv) {
             r.t2[i] * 1e3, gops / r.t2[i],
             peak2 > 0 ? 100 * gops * 1e9 / r.t2[i] / (2 * peak2) : 0);
       }
+      std::printf(
+          "    model (layer + bias + cvm_right_shift, Session, 1T): %8.3f ms = %.2fx the fastest "
+          "kernel | unfused %8.3f ms = %.2fx\n",
+          r.model * 1e3, r.model / best1, r.model_unfused * 1e3, r.model_unfused / best1);
     }
     std::fflush(stdout);
     rows.push_back(r);
