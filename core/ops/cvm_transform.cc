@@ -53,12 +53,22 @@ void copy_view(const KernelChain& copy, NDArray dst, const NDArray& src) {
   }
 }
 
+// Whether views a and b of one shape are the same elements: the same data and the same strides
+// along every axis of extent above 1.
+bool same_elements(const NDArray& a, const NDArray& b) {
+  if (a.data() != b.data()) return false;
+  for (int d = 0; d < a.ndim(); ++d) {
+    if (a.shape()[d] > 1 && a.strides()[d] != b.strides()[d]) return false;
+  }
+  return true;
+}
+
 // Writes `src`, a view of an input with the output's shape, into `out`. An in-place op's output
 // may be that input itself: then nothing moves.
 void write_output(const KernelChain& copy, const NDArray& out, const NDArray& src) {
   NDArray dst = out;
   void* data = dst.mutable_data();  // first: may give a shared storage its private buffer
-  if (dst.numel() == 0 || (data == src.data() && dst.strides() == src.strides())) return;
+  if (dst.numel() == 0 || (data == src.data() && same_elements(dst, src))) return;
   copy_view(copy, dst, src);
 }
 
@@ -437,7 +447,9 @@ class ConcatenateOp : public TransformOp {
     int64_t offset = 0;
     for (const NDArray& x : inputs) {
       const int64_t extent = x.shape()[axis];
-      copy_view(kernels[0], out.slice(axis, offset, offset + extent), x);
+      const NDArray part = out.slice(axis, offset, offset + extent);
+      // A part its producer wrote in place (the memory planner's concatenate inputs) stays.
+      if (!same_elements(part, x)) copy_view(kernels[0], part, x);
       offset += extent;
     }
   }

@@ -1,4 +1,4 @@
-// Liveness-based memory planner with in-place reuse and best-fit block reuse.
+// Liveness-based memory planner: in-place reuse, best-fit blocks, concatenate inputs in place.
 #include "planner.h"
 
 #include <algorithm>
@@ -30,6 +30,7 @@ class Planner {
       }
     }
     for (uint32_t h : g_.heads) last_use[h] = kForever;
+    find_concat_members();
 
     MemoryPlan plan;
     // The input is written before the run and must survive it (a session may run again
@@ -43,6 +44,15 @@ class Planner {
       if (n.is_variable()) continue;
       for (uint32_t k = 0; k < n.num_outputs; ++k) {
         const uint32_t eid = n.first_entry + k;
+        if (in_concat_[eid] >= 0) {  // in its concatenate's block, placed with its first input
+          const uint32_t concat_out = concat_of_[eid];
+          if (block_of_[concat_out] < 0) place(concat_out);
+          block_of_[eid] = block_of_[concat_out];
+          ++blocks_[static_cast<size_t>(block_of_[eid])].refs;  // it may outlive the output
+          ++plan.num_in_concat;
+          continue;
+        }
+        if (block_of_[eid] >= 0) continue;  // a concatenate's output, placed already
         if (k == 0 && n.op->inplace() && can_take_over(n.inputs[0], eid, nid, last_use)) {
           block_of_[eid] = block_of_[n.inputs[0]];
           ++blocks_[static_cast<size_t>(block_of_[eid])].refs;
@@ -70,7 +80,8 @@ class Planner {
     plan.offset.assign(g_.entries.size(), -1);
     for (size_t eid = 0; eid < g_.entries.size(); ++eid) {
       if (block_of_[eid] >= 0) {
-        plan.offset[eid] = static_cast<int64_t>(block_offset[static_cast<size_t>(block_of_[eid])]);
+        plan.offset[eid] = static_cast<int64_t>(block_offset[static_cast<size_t>(block_of_[eid])]) +
+                           std::max<int64_t>(0, in_concat_[eid]);
       }
     }
     plan.num_blocks = blocks_.size();
@@ -82,6 +93,39 @@ class Planner {
     uint64_t size = 0;
     int refs = 0;  // live entries in the block
   };
+
+  // The concatenate inputs placed inside their concatenate's output (plan_memory's rule):
+  // in_concat_[eid] their byte offset there, concat_of_[eid] that output; -1 for the others.
+  void find_concat_members() {
+    in_concat_.assign(g_.entries.size(), -1);
+    concat_of_.assign(g_.entries.size(), 0);
+    std::vector<bool> head(g_.entries.size(), false);
+    for (uint32_t h : g_.heads) head[h] = true;
+    const uint32_t data = g_.nodes[g_.data_node].first_entry;
+    for (const Node& c : g_.nodes) {
+      if (c.op_name != "concatenate" || c.inputs.size() < 2) continue;
+      const Shape& out = g_.entries[c.first_entry].shape;
+      const Shape& first = g_.entries[c.inputs[0]].shape;
+      int axis = 0;  // the first axis where input 0 and the output differ
+      while (axis < out.ndim() && first[axis] == out[axis]) ++axis;
+      int64_t outer = 1;
+      for (int d = 0; d < axis && d < out.ndim(); ++d) outer *= out[d];
+      if (axis == out.ndim() || outer != 1) continue;  // inputs not one after another
+      int64_t at = 0;
+      for (uint32_t eid : c.inputs) {
+        const Node& producer = g_.nodes[node_of_entry(g_, eid)];
+        const bool aligned = at % static_cast<int64_t>(MemoryPlan::kAlignment) == 0;
+        const bool once = std::count(c.inputs.begin(), c.inputs.end(), eid) == 1;
+        // Not yet another concatenate's input (an entry may feed several).
+        if (once && in_concat_[eid] < 0 && !head[eid] && eid != data && aligned &&
+            !producer.is_variable() && producer.op_name != "concatenate") {
+          in_concat_[eid] = at;
+          concat_of_[eid] = c.first_entry;
+        }
+        at += g_.entries[eid].shape.numel() * 4;
+      }
+    }
+  }
 
   // Output `eid` of node `nid` may reuse the block of its input 0 `in`.
   // (Never the input: its last use is "forever".)
@@ -121,6 +165,8 @@ class Planner {
 
   const Graph& g_;
   std::vector<int> block_of_;
+  std::vector<int64_t> in_concat_;
+  std::vector<uint32_t> concat_of_;
   std::vector<Block> blocks_;
   std::multimap<uint64_t, int> free_;  // size -> block; ties: the earliest freed first
 };

@@ -17,6 +17,7 @@ struct MemoryPlan {
   uint64_t arena_bytes = 0;
   size_t num_blocks = 0;
   size_t num_inplace = 0;  // outputs placed in their input's block (OpDef::inplace)
+  size_t num_in_concat = 0;  // outputs placed inside a concatenate's output (no copy)
 };
 
 // Plans a verified graph (int32 entries):
@@ -29,7 +30,15 @@ struct MemoryPlan {
 //   head and of the same size;
 // - other outputs take the smallest free block that fits, else the largest free block grown to
 //   fit, else a new block; a block is free again after the last use of every entry in it;
-// - heads are never released, so every output survives the run.
+// - heads are never released, so every output survives the run;
+// - a concatenate whose inputs lie one after another in its output (every axis before the
+//   concatenation axis has extent 1) gets its block when the first of its inputs is computed,
+//   and each input at a 64-byte boundary of the output, computed by an operator other than a
+//   concatenate, not the input "data", not a head and not in another concatenate already, is
+//   placed at its slice of that block (before any in-place takeover): its producer writes the
+//   concatenation directly and the concatenate copies only the other inputs (it skips a part
+//   in place). The block is free again after the last use of the output and of every such
+//   input (other nodes may read an input after the concatenate).
 MemoryPlan plan_memory(const Graph& g);
 
 }  // namespace graph
