@@ -177,6 +177,8 @@ struct KernelEntry {
   // conv2d and dense entries: every call applies Conv2dParams::clamp / DenseParams::clamp (when
   // set) to its outputs, so the caller need not make a clamp pass of its own afterwards.
   bool applies_clamp = false;
+  // conv2d entries: every call also applies Conv2dParams::scale (when set) after the clamp.
+  bool applies_channel_scale = false;
 };
 
 // A backend: its name, its kernels, and whether it can run on this machine at all.

@@ -9,6 +9,14 @@
 namespace cvm {
 namespace kernel {
 
+// After Conv2dParams::clamp: every output of channel oc times multiplier[oc] (wrapping int32,
+// as broadcast_mul), then `clamp` (as CvmClampParams). The per-channel requantization of a model
+// quantized with per-channel weight scales.
+struct ChannelScale {
+  const int32_t* multiplier;  // one per output channel
+  CvmClampParams clamp;
+};
+
 // "conv2d" (int32): inputs x (N, C, H, W), w (OC, C/groups, KH, KW) and, when there are three
 // inputs, bias (OC); output (N, OC, OH, OW), whose extents the op layer computed. Symmetric
 // zero padding; every value is >= 1 except the paddings (>= 0).
@@ -24,6 +32,9 @@ struct Conv2dParams {
   // (CvmClampParams; shift 0: no shift), or null. Only entries with KernelEntry::applies_clamp
   // read it: the caller applies it itself after any other entry.
   const CvmClampParams* clamp = nullptr;
+  // Then a per-channel multiply and a second clamp, or null. Only entries with
+  // KernelEntry::applies_channel_scale (which apply `clamp` too) read it.
+  const ChannelScale* scale = nullptr;
 };
 
 // "dense" (int32): inputs x (M, K), w (units, K) and, when there are three inputs, bias

@@ -35,6 +35,7 @@ struct Run {
   const TensorView* y;
   const TensorView* bias;
   const CvmClampParams* clamp;  // Conv2dParams::clamp, applied as the outputs are stored
+  const ChannelScale* scale;    // Conv2dParams::scale, applied after it
   const int32_t* a;   // winograd_f23.h's packed weights
   const int32_t* xp;  // X: [channel pairs][xh][xw]
   int32_t* v;         // V of a group of strips: [strips][16][cpairs][16]
@@ -148,8 +149,8 @@ __m256i clamp8(__m256i v, const CvmClampParams& c) {
   return _mm256_max_epi32(_mm256_min_epi32(v, _mm256_set1_epi32(c.hi)), _mm256_set1_epi32(c.lo));
 }
 
-// y of 8 tiles from p0 for output channel oc: A^T M A / 4 + bias, then Conv2dParams::clamp
-// when set; M[t] in mq[t].
+// y of 8 tiles from p0 for output channel oc: A^T M A / 4 + bias, then Conv2dParams::clamp and
+// scale when set; M[t] in mq[t].
 void output_octet(const Run& m, idx oc, idx p0, const __m256i* mq, int32_t bias) {
   __m256i y4[4];
   wf::output_transform(
@@ -157,8 +158,13 @@ void output_octet(const Run& m, idx oc, idx p0, const __m256i* mq, int32_t bias)
       [](__m256i p, __m256i q) { return _mm256_sub_epi32(p, q); });
   const __m256i b = _mm256_set1_epi32(bias);
   auto finish = [&](__m256i s4) {
-    const __m256i v = _mm256_add_epi32(_mm256_srai_epi32(s4, 2), b);
-    return m.clamp != nullptr ? clamp8(v, *m.clamp) : v;
+    __m256i v = _mm256_add_epi32(_mm256_srai_epi32(s4, 2), b);
+    if (m.clamp != nullptr) v = clamp8(v, *m.clamp);
+    if (m.scale != nullptr) {
+      const __m256i k = _mm256_set1_epi32(m.scale->multiplier[oc]);
+      v = clamp8(_mm256_mullo_epi32(v, k), m.scale->clamp);
+    }
+    return v;
   };
   const __m256i y00 = finish(y4[0]), y01 = finish(y4[1]), y10 = finish(y4[2]),
                 y11 = finish(y4[3]);
@@ -276,6 +282,7 @@ KernelStatus conv2d_i16i32__avx2_winograd(const KernelCall& call) {
   m.y = &y;
   m.bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
   m.clamp = p.clamp;
+  m.scale = p.scale;
   constexpr int64_t kMaxLanes = int64_t{1} << 28;
   if (wf::a_lanes(m.s) > kMaxLanes || static_cast<int64_t>(m.plane) * m.s.cpairs > kMaxLanes) {
     return KernelStatus::kDeclined;

@@ -110,6 +110,7 @@ bool make_conv_plan(const KernelCall& call, const ConvLayout& layout, ConvPlan* 
   const TensorView& y = call.outputs[0];
   ConvPlan p{};
   p.clamp = prm.clamp;
+  p.scale = prm.scale;
   p.batch = y.shape[0];
   p.in_h = x.shape[2];
   p.in_w = x.shape[3];

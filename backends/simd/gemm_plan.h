@@ -71,6 +71,7 @@ struct ConvPlan {
   // Scratch: byte offsets of each part (64-byte aligned) and the total.
   int64_t act_at, w_at, adj_at, tap_at, bytes;
   const CvmClampParams* clamp;  // Conv2dParams::clamp: applied as outputs are stored (or null)
+  const ChannelScale* scale;    // Conv2dParams::scale: applied after it (or null)
 };
 
 // Plans a conv2d call (views and Conv2dParams as the op layer passes them). False when the

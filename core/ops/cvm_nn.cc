@@ -236,6 +236,7 @@ class Conv2dOp : public OpDef {
     kernel::Conv2dParams params = a.params;
     params.scratch = scratch.get();
     params.clamp = kernels.clamp;
+    params.scale = kernels.scale;
     run_kernel(kernels[0], plain_views(outputs, inputs), 1, &params, kernels.packed_for,
                kernels.packed);
   }

@@ -52,6 +52,7 @@ class ElementwiseOp : public OpDef {
   int num_inputs() const override { return spec_.num_inputs; }
   bool is_cvm() const override { return spec_.cvm; }
   bool inplace() const override { return spec_.inplace; }
+  bool reuses_input0() const override { return true; }
 
   std::unique_ptr<OpAttrs> parse(const AttrMap& attrs) const override;
   std::vector<Shape> infer_shapes(const OpAttrs& attrs,

@@ -13,6 +13,7 @@
 #include "cvm/shape.h"
 #include "kernel_abi.h"
 #include "params/elementwise.h"
+#include "params/nn.h"
 #include "registry_internal.h"
 
 namespace cvm {
@@ -34,6 +35,9 @@ struct NodeKernels {
   // conv2d / dense: the clamp its entries with KernelEntry::applies_clamp apply to the output
   // (Conv2dParams::clamp, DenseParams::clamp; a session's clamp fusion), or null.
   const kernel::CvmClampParams* clamp = nullptr;
+  // conv2d: the per-channel multiply and clamp after it that entries with
+  // KernelEntry::applies_channel_scale apply (Conv2dParams::scale), or null.
+  const kernel::ChannelScale* scale = nullptr;
 
   const KernelChain& operator[](size_t i) const { return chains[i]; }
 };
@@ -51,6 +55,11 @@ class OpDef {
   // May its output share storage with its input (the spec section 3 in-place list)? The
   // kernel then tolerates output == input.
   virtual bool inplace() const { return false; }
+  // May a session's memory plan put output 0 in input 0's storage when both have one shape and
+  // input 0 is not read afterwards? The in-place ops, and the elementwise ops: their kernels
+  // compute each output element from the input elements at its own position (or broadcast
+  // ones), so they tolerate output == input 0 whatever the spec's storage-sharing list says.
+  virtual bool reuses_input0() const { return inplace(); }
 
   // Parses `attrs` (unknown or missing required ones, bad values and ranges are LogicErrors).
   virtual std::unique_ptr<OpAttrs> parse(const AttrMap& attrs) const = 0;

@@ -62,21 +62,46 @@ struct Conv {
   int64_t c, h, w, oc, k, stride, pad, groups;
 };
 
-// x (2 x c x h x w) -> conv2d (bias) -> `steps`; default: 3x3, 8 channels, padding 1.
-std::shared_ptr<const Model> conv_then(const std::vector<Step>& steps,
-                                       const Conv& v = {3, 9, 9, 8, 3, 1, 1, 1}) {
-  ModelBuilder b;
+// Input x (2 x c x h x w) and a conv2d "conv" of it with a bias, in b.
+Entry add_conv(ModelBuilder& b, const Conv& v) {
   const Entry x = b.input({2, v.c, v.h, v.w}, DataType::Int(32), 8);
   const Entry w =
       b.constant("w", t::random_in({v.oc, v.c / v.groups, v.k, v.k}, -127, 127, 21), 8);
   const Entry bias = b.constant("b", t::random_in({v.oc}, -9000, 9000, 22), 15);
   const std::string k = std::to_string(v.k), s = std::to_string(v.stride),
                     pad = std::to_string(v.pad);
-  Entry y = b.add1("conv2d", "conv", {x, w, bias},
-                   {{"channels", std::to_string(v.oc)}, {"kernel_size", "(" + k + ", " + k + ")"},
-                    {"strides", "(" + s + ", " + s + ")"}, {"padding", "(" + pad + ", " + pad + ")"},
-                    {"groups", std::to_string(v.groups)}, {"use_bias", "True"}});
+  return b.add1("conv2d", "conv", {x, w, bias},
+                {{"channels", std::to_string(v.oc)},
+                 {"kernel_size", "(" + k + ", " + k + ")"},
+                 {"strides", "(" + s + ", " + s + ")"},
+                 {"padding", "(" + pad + ", " + pad + ")"},
+                 {"groups", std::to_string(v.groups)},
+                 {"use_bias", "True"}});
+}
+
+// x (2 x c x h x w) -> conv2d (bias) -> `steps`; default: 3x3, 8 channels, padding 1.
+std::shared_ptr<const Model> conv_then(const std::vector<Step>& steps,
+                                       const Conv& v = {3, 9, 9, 8, 3, 1, 1, 1}) {
+  ModelBuilder b;
+  Entry y = add_conv(b, v);
   for (const Step& st : steps) y = b.add1(st.op, st.name, {y}, st.attrs);
+  b.set_outputs({y});
+  return b.build();
+}
+
+// x -> conv2d (bias) -> shift -> broadcast_mul by a constant of one value per channel, shaped
+// `scale_shape` (its first operand when scale_first) -> `then`: the requantization of a model
+// quantized with per-channel weight scales.
+std::shared_ptr<const Model> conv_scale_then(const Conv& v, const Shape& scale_shape,
+                                             const std::vector<Step>& then,
+                                             bool scale_first = false) {
+  ModelBuilder b;
+  Entry y = b.add1("cvm_right_shift", "shift", {add_conv(b, v)},
+                   {{"shift_bit", "9"}, {"precision", "12"}});
+  const Entry m = b.constant("align", t::random_in(scale_shape, -15, 15, 33), 5);
+  y = b.add1("broadcast_mul", "align_mul",
+             scale_first ? std::vector<Entry>{m, y} : std::vector<Entry>{y, m}, {});
+  for (const Step& st : then) y = b.add1(st.op, st.name, {y}, st.attrs);
   b.set_outputs({y});
   return b.build();
 }
@@ -141,6 +166,7 @@ bool applies_clamp(const std::string& entry) {
 }
 
 const Attrs kShift3P8 = {{"shift_bit", "3"}, {"precision", "8"}};
+const Attrs kShift4P8 = {{"shift_bit", "4"}, {"precision", "8"}};
 
 }  // namespace
 
@@ -195,8 +221,8 @@ TEST_CASE("clamp fusion: a conv2d or dense kernel applies the clamp as it stores
   };
   const std::vector<Head> heads = {
       {"3x3 padded", conv_then(run, {3, 9, 9, 8, 3, 1, 1, 1}), "conv"},
-      {"3x3 stride 1, 16 channels (Winograd where it runs)", conv_then(run, {16, 10, 14, 16, 3, 1, 1, 1}),
-       "conv"},
+      {"3x3 stride 1, 16 channels (Winograd where it runs)",
+       conv_then(run, {16, 10, 14, 16, 3, 1, 1, 1}), "conv"},
       {"1x1 stride 2, odd sizes", conv_then(run, {5, 11, 13, 6, 1, 2, 0, 1}), "conv"},
       {"5x5, rows across vectors", conv_then(run, {4, 10, 21, 12, 5, 1, 2, 1}), "conv"},
       {"depthwise 3x3 (its own layouts)", conv_then(run, {16, 12, 30, 16, 3, 1, 1, 16}), "conv"},
@@ -248,6 +274,73 @@ TEST_CASE("clamp fusion: a single clamp after a dense is applied by the dense's 
     s.set_input("data", model_input(*model, 4));
     s.run();
     CHECK(fused_into(s).at("shift") == (applies_clamp(ran(s, "fc")) ? "fc" : ""));
+  }
+}
+
+TEST_CASE("clamp fusion: a per-channel multiply and the clamps after it join a conv2d's run",
+          "[graph][fusion]") {
+  const std::vector<Step> then = {{"cvm_right_shift", "shift2", kShift4P8}, {"relu", "relu", {}}};
+  struct Case {
+    const char* what;
+    Conv conv;
+    Shape scale;
+    bool scale_first;
+  };
+  const std::vector<Case> cases = {
+      {"3x3, (C, 1, 1)", {3, 9, 9, 8, 3, 1, 1, 1}, {8, 1, 1}, false},
+      {"3x3 stride 1, 16 channels (Winograd where it runs)", {16, 10, 14, 16, 3, 1, 1, 1},
+       {1, 16, 1, 1}, false},
+      {"1x1 stride 2, constant first", {5, 11, 13, 6, 1, 2, 0, 1}, {6, 1, 1}, true},
+      {"depthwise", {16, 12, 30, 16, 3, 1, 1, 16}, {16, 1, 1}, false},
+      {"grouped", {8, 7, 7, 8, 3, 1, 1, 2}, {8, 1, 1}, false},
+  };
+  int applied = 0;
+  for (const Case& c : cases) {
+    INFO(c.what);
+    const auto model = conv_scale_then(c.conv, c.scale, then, c.scale_first);
+    std::map<std::string, Plan> plans;
+    check_fused_equals_unfused(model, &plans);
+    for (const auto& [backend, plan] : plans) {
+      INFO("backend " << backend);
+      CHECK(plan.at("relu") == "shift2");  // the second run is one pass
+      Session s(model, SessionOptions{backend});
+      s.set_input("data", model_input(*model, 9));
+      s.run();
+      const std::string entry = ran(s, "conv");
+      bool scales = false;
+      for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
+        for (size_t i = 0; i < b->count; ++i) {
+          if (entry == b->entries[i].name) scales = b->entries[i].applies_channel_scale;
+        }
+      }
+      const auto into = fused_into(s);
+      CHECK(into.at("shift") == (applies_clamp(entry) ? "conv" : ""));
+      CHECK(into.at("align_mul") == (scales ? "conv" : ""));
+      CHECK(into.at("shift2") == (scales ? "conv" : ""));
+      applied += scales ? 1 : 0;
+    }
+  }
+  bool can_scale = false;
+  for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
+    for (size_t i = 0; i < b->count; ++i) {
+      const cvm::kernel::KernelEntry& e = b->entries[i];
+      can_scale = can_scale || (e.applies_channel_scale && cvm::entry_usable(*b, e));
+    }
+  }
+  if (can_scale) CHECK(applied >= 4);
+}
+
+TEST_CASE("clamp fusion: multiplies that do not join the run", "[graph][fusion]") {
+  const std::vector<Step> then = {{"cvm_right_shift", "shift2", kShift4P8}};
+  const Conv conv = {3, 9, 9, 8, 3, 1, 1, 1};
+  SECTION("a multiplier with one value per column, not per channel") {
+    const auto plan = check_fused_equals_unfused(conv_scale_then(conv, {1, 9}, then));
+    CHECK(plan.at("align_mul").empty());
+    CHECK(plan.at("shift2").empty());
+  }
+  SECTION("no clamp after the multiply") {
+    const auto plan = check_fused_equals_unfused(conv_scale_then(conv, {8, 1, 1}, {}));
+    CHECK(plan.at("align_mul").empty());
   }
 }
 

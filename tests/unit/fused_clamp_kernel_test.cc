@@ -2,7 +2,8 @@
 // can run, given Conv2dParams::clamp / DenseParams::clamp: its output equals the scalar
 // reference's conv2d / dense followed by the reference cvm_right_shift (or clip) kernel, bit for
 // bit, on every path (narrow, int32, depthwise, Winograd, one-row dense), with and without its
-// prepacked weight, at 1 and 3 threads; and a call it declines writes nothing.
+// prepacked weight, at 1 and 3 threads; and a call it declines writes nothing. Likewise every
+// conv2d entry with applies_channel_scale given Conv2dParams::scale as well.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -197,6 +198,64 @@ TEST_CASE("fused clamp: conv2d entries that apply it equal the reference conv2d,
           }
         });
       }
+    }
+  }
+}
+
+TEST_CASE("fused clamp: conv2d entries that apply the channel scale equal the reference stage",
+          "[kernels][fusion]") {
+  // Conv2dParams::scale after the clamp: times multiplier[oc] (wrapping), then a second clamp.
+  std::vector<const kernel::KernelEntry*> entries;
+  for (const kernel::KernelEntry* e : clamping_entries("conv2d")) {
+    if (e->applies_channel_scale) entries.push_back(e);
+  }
+  if (entries.empty()) WARN("no conv2d entry applies the channel scale in this build on this CPU");
+  const std::vector<ConvCase> cases = {
+      // n  c   h   w  oc k  s  p  d  g   bias
+      {1, 16, 10, 14, 16, 3, 1, 1, 1, 1, true},   // 3x3 stride 1 (Winograd where it runs)
+      {2, 8, 13, 17, 20, 3, 2, 1, 1, 1, false},   // 3x3 stride 2
+      {1, 27, 13, 11, 21, 1, 2, 0, 1, 1, true},   // 1x1 stride 2, odd sizes
+      {1, 24, 9, 30, 24, 3, 2, 1, 1, 24, true},   // depthwise
+      {1, 8, 7, 7, 8, 3, 1, 1, 1, 2, false},      // grouped, few outputs a group
+  };
+  const CvmClampParams first = {9, -2047, 2047};
+  const CvmClampParams thens[] = {{4, -127, 127}, {0, 0, 127}, {32, -1, 1}};
+  uint64_t seed = 900;
+  for (const ConvCase& v : cases) {
+    INFO(describe(v));
+    const int64_t oh = (v.h + 2 * v.pad - v.dilation * (v.k - 1) - 1) / v.stride + 1;
+    const int64_t ow = (v.w + 2 * v.pad - v.dilation * (v.k - 1) - 1) / v.stride + 1;
+    const Shape ys{v.n, v.oc, oh, ow};
+    std::vector<NDArray> in = {random_in({v.n, v.c, v.h, v.w}, -127, 127, ++seed),
+                               random_in({v.oc, v.c / v.groups, v.k, v.k}, -127, 127, ++seed)};
+    if (v.bias) in.push_back(random_in({v.oc}, -50000, 50000, ++seed));
+    // Multipliers of both signs, and one that wraps a product.
+    NDArray mult = random_in({v.oc}, -300, 300, ++seed);
+    static_cast<int32_t*>(mult.mutable_data())[0] = 1 << 30;
+    const auto* m = static_cast<const int32_t*>(mult.data());
+    for (const CvmClampParams& then : thens) {
+      INFO("then shift " << then.shift << " [" << then.lo << ", " << then.hi << "]");
+      kernel::Conv2dParams p{v.stride, v.stride, v.pad, v.pad, v.dilation, v.dilation,
+                             v.groups, nullptr};
+      NDArray scaled = expected("conv2d", in, ys, &p, first);
+      auto* d = static_cast<int32_t*>(scaled.mutable_data());
+      for (int64_t i = 0; i < scaled.numel(); ++i) {
+        const int64_t oc = i / (oh * ow) % v.oc;
+        d[i] = static_cast<int32_t>(static_cast<uint32_t>(d[i]) * static_cast<uint32_t>(m[oc]));
+      }
+      NDArray want = NDArray::zeros(ys, DataType::Int(32));
+      REQUIRE(call(reference(then.shift > 0 ? "cvm_right_shift" : "clip"), {scaled}, want,
+                   &then) == KernelStatus::kDone);
+      const kernel::ChannelScale scale{m, then};
+      at_thread_counts([&] {
+        for (const kernel::KernelEntry* e : entries) {
+          test::PoisonedScratch scratch;
+          p.scratch = scratch.get();
+          p.clamp = &first;
+          p.scale = &scale;
+          check_entry(*e, in, &p, want);
+        }
+      });
     }
   }
 }

@@ -26,6 +26,19 @@ struct ClampFusion {
   // The head may write `out` itself, with the clamp passed to its kernels (Conv2dParams::clamp,
   // DenseParams::clamp): `out` lies apart from every input it reads in the memory plan.
   bool head_writes_out = false;
+  // After a conv2d's run, a model quantized with per-channel weight scales multiplies each
+  // channel by a constant (broadcast_mul) and requantizes again with a second run of clamps.
+  // With has_scale the fusion covers that too: `out` is the second run's last output, the head
+  // writes it (head_writes_out), and when its kernel does not apply the whole stage
+  // (Conv2dParams::scale) the session computes each part in place there.
+  bool has_scale = false;
+  struct Scale {
+    uint32_t node = 0;        // the broadcast_mul
+    uint32_t multiplier = 0;  // its constant input: (C, 1, 1) or (1, C, 1, 1)
+    uint32_t first = 0;       // the second run's first node: it computes the run in one pass
+    std::vector<uint32_t> rest;
+    kernel::CvmClampParams clamp{};
+  } scale;
 };
 
 // The fusable runs of a CVM graph: after a conv2d or dense node, the nodes that execute next
@@ -33,7 +46,9 @@ struct ClampFusion {
 // output that nothing else reads and that is not a graph output; a shift only first; the
 // combined interval never empty; and the last output either in the head output's own block or
 // apart from it in the plan (never partly overlapping). A single node fuses too: the head's
-// kernel may apply it as it stores (else the pass is the node itself). None in float graphs.
+// kernel may apply it as it stores (else the pass is the node itself). After a conv2d, also a
+// per-channel broadcast_mul by a constant and the clamp run after it (ClampFusion::has_scale),
+// when the head may write that run's last output. None in float graphs.
 std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& plan);
 
 }  // namespace graph

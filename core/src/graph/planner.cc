@@ -53,7 +53,10 @@ class Planner {
           continue;
         }
         if (block_of_[eid] >= 0) continue;  // a concatenate's output, placed already
-        if (k == 0 && n.op->inplace() && can_take_over(n.inputs[0], eid, nid, last_use)) {
+        const bool same_shape =
+            !n.inputs.empty() && g_.entries[n.inputs[0]].shape == g_.entries[eid].shape;
+        if (k == 0 && (n.op->inplace() || (n.op->reuses_input0() && same_shape)) &&
+            can_take_over(n.inputs[0], eid, nid, last_use)) {
           block_of_[eid] = block_of_[n.inputs[0]];
           ++blocks_[static_cast<size_t>(block_of_[eid])].refs;
           ++plan.num_inplace;
@@ -128,10 +131,10 @@ class Planner {
   }
 
   // Output `eid` of node `nid` may reuse the block of its input 0 `in`.
-  // (Never the input: its last use is "forever".)
+  // (Never the input: its last use is "forever"; never an input inside a concatenate's block.)
   bool can_take_over(uint32_t in, uint32_t eid, uint32_t nid,
                      const std::vector<int64_t>& last_use) const {
-    return last_use[in] == nid && block_of_[in] >= 0 &&
+    return last_use[in] == nid && block_of_[in] >= 0 && in_concat_[in] < 0 &&
            g_.entries[in].shape.numel() == g_.entries[eid].shape.numel() &&
            blocks_[static_cast<size_t>(block_of_[in])].refs == 1;
   }

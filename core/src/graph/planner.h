@@ -16,7 +16,7 @@ struct MemoryPlan {
   std::vector<int64_t> offset;
   uint64_t arena_bytes = 0;
   size_t num_blocks = 0;
-  size_t num_inplace = 0;  // outputs placed in their input's block (OpDef::inplace)
+  size_t num_inplace = 0;  // outputs placed in their input's block (OpDef::reuses_input0)
   size_t num_in_concat = 0;  // outputs placed inside a concatenate's output (no copy)
 };
 
@@ -27,7 +27,8 @@ struct MemoryPlan {
 // - an operator's outputs are placed before its inputs are released (they are read while the
 //   outputs are written), except that output 0 of an in-place operator (OpDef::inplace) takes
 //   over input 0's block when input 0 is an activation used for the last time there, not a
-//   head and of the same size;
+//   head and of the same size, and so does that of an elementwise one (OpDef::reuses_input0)
+//   of input 0's shape;
 // - other outputs take the smallest free block that fits, else the largest free block grown to
 //   fit, else a new block; a block is free again after the last use of every entry in it;
 // - heads are never released, so every output survives the run;

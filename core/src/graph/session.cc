@@ -41,6 +41,11 @@ struct Session::State {
     // its kernels (NodeKernels::clamp): the pass then runs, in place, only after an entry
     // without KernelEntry::applies_clamp.
     const Step* clamped_by = nullptr;
+    // A step of a per-channel scale stage (ClampFusion::has_scale): the broadcast_mul and the
+    // second pass, computed in place unless clamped_by's kernel applied the whole stage
+    // (KernelEntry::applies_channel_scale); the stage's params, kept by its second pass.
+    bool in_scale_stage = false;
+    kernel::ChannelScale channel_scale{};
     std::string fused_into;  // a node computed by another's pass: that node's name
     kernel::CvmClampParams clamp{};
     KernelChain clamp_chain;
@@ -60,7 +65,8 @@ struct Session::State {
   void bind(Step& step, const ChainPolicy& policy);
   void fuse_clamps(const ChainPolicy& policy);
   void compute(Step& step) const;
-  // Whether the clamp pass of `step` was applied by its conv2d / dense kernel in the last run.
+  // Whether the clamp pass of `step` (or its part of a scale stage) was applied by its conv2d /
+  // dense kernel in the last run.
   static bool clamp_done(const Step& step);
 };
 
@@ -171,19 +177,51 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
     first.fused_in = entries[f.out];
     first.clamped_by = &head;
     first.fused_note += " (or " + g.nodes[f.head].name + "'s kernel as it stores)";
+    if (!f.has_scale) continue;
+    // The scale stage, in place in the run's last output unless the head's kernel applies it.
+    Step& mul = steps[step_of[f.scale.node]];
+    const graph::Node& mul_node = g.nodes[f.scale.node];
+    for (size_t i = 0; i < mul_node.inputs.size(); ++i) {
+      if (mul_node.inputs[i] != f.scale.multiplier) mul.inputs[i] = entries[f.out];
+    }
+    mul.outputs = {entries[f.out]};
+    mul.clamped_by = &head;
+    mul.in_scale_stage = true;
+    Step& second = steps[step_of[f.scale.first]];
+    second.fused_pass = true;
+    second.clamp = f.scale.clamp;
+    second.fused_in = entries[f.out];
+    second.outputs = {entries[f.out]};
+    second.clamped_by = &head;
+    second.in_scale_stage = true;
+    const char* second_op = f.scale.clamp.shift > 0 ? "cvm_right_shift" : "clip";
+    second.clamp_chain = resolve_chain(policy, {second_op, kernel::ElemType::kInt32}, device);
+    second.fused_note =
+        "one " + std::string(second_op) + " pass for " + g.nodes[f.scale.first].name;
+    for (uint32_t nid : f.scale.rest) {
+      steps[step_of[nid]].fused_into = g.nodes[f.scale.first].name;
+      second.fused_note += ", " + g.nodes[nid].name;
+    }
+    second.fused_note += " (or " + g.nodes[f.head].name + "'s kernel as it stores)";
+    if (device.is_cpu()) {  // the multiplier where CPU kernels read it
+      second.channel_scale = {static_cast<const int32_t*>(entries[f.scale.multiplier].data()),
+                              f.scale.clamp};
+      head.kernels.scale = &second.channel_scale;
+    }
   }
 }
 
 bool Session::State::clamp_done(const Step& step) {
   if (step.clamped_by == nullptr) return false;
   const kernel::KernelEntry* ran = step.clamped_by->kernels[0].last_ran;
-  return ran != nullptr && ran->applies_clamp;
+  if (ran == nullptr) return false;
+  if (!step.in_scale_stage) return ran->applies_clamp;
+  return ran->applies_channel_scale && step.clamped_by->kernels.scale != nullptr;
 }
 
 void Session::State::compute(Step& step) const {
-  if (!step.fused_into.empty()) return;
+  if (!step.fused_into.empty() || clamp_done(step)) return;
   if (step.fused_pass) {
-    if (clamp_done(step)) return;
     NDArray out = step.outputs[0];
     const std::vector<ops::Operand> operands = {
         {&out, out.mutable_data()}, {&step.fused_in, const_cast<void*>(step.fused_in.data())}};
