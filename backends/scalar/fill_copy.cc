@@ -30,6 +30,17 @@ KernelStatus fill(const KernelCall& call) {
   return KernelStatus::kDone;
 }
 
+namespace {
+
+// A strided row of n elements of Bytes bytes each: a fixed-size copy per element, which
+// compilers turn into one load and one store (a copy of a run-time size is a library call).
+template <size_t Bytes>
+void copy_strided(char* out, const char* in, int64_t n, const int64_t* step) {
+  for (int64_t i = 0; i < n; ++i, out += step[0], in += step[1]) std::memcpy(out, in, Bytes);
+}
+
+}  // namespace
+
 KernelStatus copy(const KernelCall& call) {
   const TensorView* views[2] = {&call.outputs[0], &call.inputs[0]};
   const size_t esize = elem_size(call.outputs[0].type);
@@ -38,6 +49,18 @@ KernelStatus copy(const KernelCall& call) {
     if (step[0] == e && step[1] == e) {
       std::memmove(ptr[0], ptr[1], static_cast<size_t>(n) * esize);
       return;
+    }
+    switch (esize) {
+      case 1:
+        return copy_strided<1>(ptr[0], ptr[1], n, step);
+      case 2:
+        return copy_strided<2>(ptr[0], ptr[1], n, step);
+      case 4:
+        return copy_strided<4>(ptr[0], ptr[1], n, step);
+      case 8:
+        return copy_strided<8>(ptr[0], ptr[1], n, step);
+      default:
+        break;
     }
     char* out = ptr[0];
     const char* in = ptr[1];
