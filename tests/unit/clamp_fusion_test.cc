@@ -344,6 +344,21 @@ TEST_CASE("clamp fusion: multiplies that do not join the run", "[graph][fusion]"
   }
 }
 
+TEST_CASE("clamp fusion: two or more clamps after another op are one pass", "[graph][fusion]") {
+  // x -> shift (of x, as a residual branch aligns) -> elemwise_add with x -> cvm_clip -> relu.
+  ModelBuilder b;
+  const Entry x = b.input({2, 8, 5, 7}, DataType::Int(32), 8);
+  const Entry aligned = b.add1("cvm_right_shift", "align", {x}, kShift3P8);
+  const Entry sum = b.add1("elemwise_add", "sum", {aligned, x}, {});
+  const Entry clip = b.add1("cvm_clip", "clip", {sum}, {{"precision", "8"}});
+  b.set_outputs({b.add1("relu", "relu", {clip})});
+  const auto plan = check_fused_equals_unfused(b.build());
+  CHECK(plan.at("sum").empty());
+  CHECK(plan.at("clip").empty());  // it runs the pass
+  CHECK(plan.at("relu") == "clip");
+  CHECK(plan.at("align").empty());  // x has another reader: no run from the input
+}
+
 TEST_CASE("clamp fusion: runs it must not fuse", "[graph][fusion]") {
   SECTION("an intermediate that is also a graph output") {
     const auto plan = check_fused_equals_unfused(

@@ -17,10 +17,10 @@ namespace graph {
 // is not empty, so such a run is one clamp after at most one rounding shift, computed by one
 // cvm_right_shift (or clip) kernel call with the same bits as the nodes one by one.
 struct ClampFusion {
-  uint32_t head = 0;           // the conv2d / dense node
+  uint32_t head = 0;           // the node before the run (a conv2d / dense: it may apply it)
   uint32_t first = 0;          // the run's first node: it computes the whole run in one pass
   std::vector<uint32_t> rest;  // the run's other nodes, which then compute nothing
-  uint32_t in = 0;             // entry the pass reads: the conv2d / dense output
+  uint32_t in = 0;             // entry the pass reads: the head's output
   uint32_t out = 0;            // entry it writes: the run's last output
   kernel::CvmClampParams clamp{};  // shift 0: no shift (a clip pass)
   // The head may write `out` itself, with the clamp passed to its kernels (Conv2dParams::clamp,
@@ -41,12 +41,13 @@ struct ClampFusion {
   } scale;
 };
 
-// The fusable runs of a CVM graph: after a conv2d or dense node, the nodes that execute next
-// (node order, variables aside), each an int32 clamp (OpDef::as_clamp) of the previous one's
-// output that nothing else reads and that is not a graph output; a shift only first; the
-// combined interval never empty; and the last output either in the head output's own block or
-// apart from it in the plan (never partly overlapping). A single node fuses too: the head's
-// kernel may apply it as it stores (else the pass is the node itself). After a conv2d, also a
+// The fusable runs of a CVM graph: after a node (the head), the nodes that execute next (node
+// order, variables aside), each an int32 clamp (OpDef::as_clamp) of the previous one's output
+// that nothing else reads and that is not a graph output; a shift only first; the combined
+// interval never empty; and the last output either in the head output's own block or apart
+// from it in the plan (never partly overlapping). At least two nodes, or after a conv2d or
+// dense a single one too: the head's kernel may apply it as it stores (else the pass is the
+// node itself); only those heads write the run's output themselves. After a conv2d, also a
 // per-channel broadcast_mul by a constant and the clamp run after it (ClampFusion::has_scale),
 // when the head may write that run's last output. None in float graphs.
 std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& plan);
