@@ -9,7 +9,10 @@
 
 #include "float16.h"
 #include "cvm/registry.h"
+#include "cvm/threads.h"
 #include "kernel_abi.h"
+#include "kernel_views.h"
+#include "thread_pool.h"
 
 namespace cvm {
 namespace test {
@@ -103,6 +106,21 @@ double float_at(const NDArray& a, int64_t i) {
   std::memcpy(&h, b.data(), 2);
   return a.dtype() == DataType::Float(16) ? kernel::half_bits_to_double(h)
                                           : kernel::bfloat16_bits_to_double(h);
+}
+
+kernel::KernelStatus call_kernel(kernel::KernelFn fn, const std::vector<NDArray>& inputs,
+                                 NDArray& out, const void* params, const void* prepacked) {
+  std::vector<kernel::TensorView> views = ops::plain_views({out}, inputs);
+  kernel::KernelCall call{};
+  call.outputs = views.data();
+  call.num_outputs = 1;
+  call.inputs = views.data() + 1;
+  call.num_inputs = static_cast<int32_t>(views.size()) - 1;
+  call.params = params;
+  const kernel::ParallelFor par = threads::kernel_parallel_for();
+  call.parallel = par.num_threads > 1 ? &par : nullptr;
+  call.prepacked = prepacked;
+  return fn(call);
 }
 
 uint32_t simd_testable_features() {

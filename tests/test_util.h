@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cvm/ndarray.h"
+#include "kernel_abi.h"
 
 namespace cvm {
 namespace test {
@@ -37,6 +38,13 @@ bool bit_equal(const NDArray& a, const NDArray& b);
 int64_t int_at(const NDArray& a, int64_t i);
 // Element i of a float16/bfloat16/float32/float64 array as a double.
 double float_at(const NDArray& a, int64_t i);
+
+// One direct call of kernel `fn` on (inputs -> out), as the op layer makes it: plain views, the
+// thread pool's ParallelFor at the current thread count, `params` and `prepacked` weights (or
+// null). Returns what the kernel returned.
+kernel::KernelStatus call_kernel(kernel::KernelFn fn, const std::vector<NDArray>& inputs,
+                                 NDArray& out, const void* params,
+                                 const void* prepacked = nullptr);
 
 // The CPU features whose SIMD kernel-table entries a test may call directly: everything the CPU
 // has, whatever CVMRT_ISA caps dispatch to (so the parity tests cover every level in every run),

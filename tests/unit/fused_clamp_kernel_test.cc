@@ -39,29 +39,15 @@ kernel::KernelFn reference(const char* op) {
   return nullptr;
 }
 
-// Runs `fn` on (inputs -> out) at the current thread count; returns its status.
-KernelStatus call(kernel::KernelFn fn, const std::vector<NDArray>& inputs, NDArray& out,
-                  const void* params, const void* prepacked = nullptr) {
-  std::vector<kernel::TensorView> views = ops::plain_views({out}, inputs);
-  kernel::KernelCall c{};
-  c.outputs = views.data();
-  c.num_outputs = 1;
-  c.inputs = views.data() + 1;
-  c.num_inputs = static_cast<int32_t>(views.size()) - 1;
-  c.params = params;
-  const kernel::ParallelFor par = threads::kernel_parallel_for();
-  c.parallel = par.num_threads > 1 ? &par : nullptr;
-  c.prepacked = prepacked;
-  return fn(c);
-}
+using test::call_kernel;
 
 // The reference: op without a clamp, then the clamp pass (cvm_right_shift, or clip for shift 0).
 NDArray expected(const char* op, const std::vector<NDArray>& inputs, const Shape& ys,
                  const void* params_without_clamp, const CvmClampParams& clamp) {
   NDArray y = NDArray::zeros(ys, DataType::Int(32));
-  REQUIRE(call(reference(op), inputs, y, params_without_clamp) == KernelStatus::kDone);
+  REQUIRE(call_kernel(reference(op), inputs, y, params_without_clamp) == KernelStatus::kDone);
   NDArray z = NDArray::zeros(ys, DataType::Int(32));
-  REQUIRE(call(reference(clamp.shift > 0 ? "cvm_right_shift" : "clip"), {y}, z, &clamp) ==
+  REQUIRE(call_kernel(reference(clamp.shift > 0 ? "cvm_right_shift" : "clip"), {y}, z, &clamp) ==
           KernelStatus::kDone);
   return z;
 }
@@ -108,7 +94,8 @@ void check_entry(const kernel::KernelEntry& e, const std::vector<NDArray>& input
     NDArray got = NDArray::empty(want.shape(), DataType::Int(32));
     std::memset(got.mutable_data(), 0x5A, static_cast<size_t>(got.numel() * 4));
     const NDArray poison = got.copy();
-    if (call(e.fn, inputs, got, params, prepacked ? at : nullptr) == KernelStatus::kDeclined) {
+    const void* weight = prepacked ? at : nullptr;
+    if (call_kernel(e.fn, inputs, got, params, weight) == KernelStatus::kDeclined) {
       CHECK(test::bit_equal(got, poison));
       continue;
     }
@@ -128,6 +115,12 @@ struct ConvCase {
   int64_t n, c, h, w, oc, k, stride, pad, dilation, groups;
   bool bias;
 };
+
+Shape output_shape(const ConvCase& v) {
+  const int64_t span = v.dilation * (v.k - 1) + 1;
+  return {v.n, v.oc, (v.h + 2 * v.pad - span) / v.stride + 1,
+          (v.w + 2 * v.pad - span) / v.stride + 1};
+}
 
 std::string describe(const ConvCase& v) {
   std::ostringstream s;
@@ -173,9 +166,7 @@ TEST_CASE("fused clamp: conv2d entries that apply it equal the reference conv2d,
   uint64_t seed = 100;
   for (const ConvCase& v : cases) {
     INFO(describe(v));
-    const int64_t oh = (v.h + 2 * v.pad - v.dilation * (v.k - 1) - 1) / v.stride + 1;
-    const int64_t ow = (v.w + 2 * v.pad - v.dilation * (v.k - 1) - 1) / v.stride + 1;
-    const Shape ys{v.n, v.oc, oh, ow};
+    const Shape ys = output_shape(v);
     // int8 values (the narrow paths), then values only the int32 paths take.
     for (int32_t range : {127, 40000}) {
       std::vector<NDArray> in = {random_in({v.n, v.c, v.h, v.w}, -range, range, ++seed),
@@ -223,9 +214,7 @@ TEST_CASE("fused clamp: conv2d entries that apply the channel scale equal the re
   uint64_t seed = 900;
   for (const ConvCase& v : cases) {
     INFO(describe(v));
-    const int64_t oh = (v.h + 2 * v.pad - v.dilation * (v.k - 1) - 1) / v.stride + 1;
-    const int64_t ow = (v.w + 2 * v.pad - v.dilation * (v.k - 1) - 1) / v.stride + 1;
-    const Shape ys{v.n, v.oc, oh, ow};
+    const Shape ys = output_shape(v);
     std::vector<NDArray> in = {random_in({v.n, v.c, v.h, v.w}, -127, 127, ++seed),
                                random_in({v.oc, v.c / v.groups, v.k, v.k}, -127, 127, ++seed)};
     if (v.bias) in.push_back(random_in({v.oc}, -50000, 50000, ++seed));
@@ -240,11 +229,11 @@ TEST_CASE("fused clamp: conv2d entries that apply the channel scale equal the re
       NDArray scaled = expected("conv2d", in, ys, &p, first);
       auto* d = static_cast<int32_t*>(scaled.mutable_data());
       for (int64_t i = 0; i < scaled.numel(); ++i) {
-        const int64_t oc = i / (oh * ow) % v.oc;
+        const int64_t oc = i / (ys[2] * ys[3]) % v.oc;
         d[i] = static_cast<int32_t>(static_cast<uint32_t>(d[i]) * static_cast<uint32_t>(m[oc]));
       }
       NDArray want = NDArray::zeros(ys, DataType::Int(32));
-      REQUIRE(call(reference(then.shift > 0 ? "cvm_right_shift" : "clip"), {scaled}, want,
+      REQUIRE(call_kernel(reference(then.shift > 0 ? "cvm_right_shift" : "clip"), {scaled}, want,
                    &then) == KernelStatus::kDone);
       const kernel::ChannelScale scale{m, then};
       at_thread_counts([&] {

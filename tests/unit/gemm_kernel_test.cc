@@ -174,20 +174,9 @@ std::vector<Kernel> gemm_kernels(const char* op) {
 // declines the call, the reference runs it, as the next entry of a node's chain would.
 void run(KernelFn fn, const std::vector<NDArray>& inputs, NDArray& out, const void* params,
          const void* prepacked = nullptr) {
-  std::vector<kernel::TensorView> views = ops::plain_views({out}, inputs);
-  kernel::KernelCall call{};
-  call.outputs = views.data();
-  call.num_outputs = 1;
-  call.inputs = views.data() + 1;
-  call.num_inputs = static_cast<int32_t>(views.size()) - 1;
-  call.params = params;
-  const kernel::ParallelFor par = threads::kernel_parallel_for();
-  call.parallel = par.num_threads > 1 ? &par : nullptr;
-  call.prepacked = prepacked;
-  if (fn(call) == kernel::KernelStatus::kDeclined) {
-    call.prepacked = nullptr;
+  if (test::call_kernel(fn, inputs, out, params, prepacked) == kernel::KernelStatus::kDeclined) {
     const KernelFn ref = scalar_fn(inputs[0].ndim() == 4 ? "conv2d" : "dense");
-    REQUIRE(ref(call) == kernel::KernelStatus::kDone);
+    REQUIRE(test::call_kernel(ref, inputs, out, params) == kernel::KernelStatus::kDone);
   }
 }
 
