@@ -1,6 +1,7 @@
 // Portable int32 dense: a GEMM (gemm.h) with A = x and B = w transposed, in int8 pair lanes
 // when x and w fit int8, else int32 lanes; a row or two of x go direct instead (packing w would
-// cost more than the products), as do empty sums and outputs.
+// cost more than the products), as do empty sums and outputs. Every path applies
+// DenseParams::clamp to each output as it stores its final value.
 //
 // The packer (dense_i32__portable_prepack) packs an int8 w once, as the GEMM's whole B in pair
 // lanes; a call given that pack and an int8 x reads it in place: through the GEMM for rows of
@@ -68,9 +69,9 @@ void init_rows(const TensorView* bias, const TensorView& y) {
   }
 }
 
-// y[m, u] = x[m, :] . w[u, :] + bias[u] for four units at a time, in wrapping uint32.
+// y[m, u] = clamp(x[m, :] . w[u, :] + bias[u]) for four units at a time, in wrapping uint32.
 void dense_direct(const TensorView& x, const TensorView& w, const TensorView* bias,
-                  const TensorView& y) {
+                  const TensorView& y, const CvmClampParams* clamp) {
   const auto depth = static_cast<ptrdiff_t>(x.shape[1]), units = static_cast<ptrdiff_t>(y.shape[1]);
   const auto xs = static_cast<ptrdiff_t>(x.strides[1]), ws = static_cast<ptrdiff_t>(w.strides[1]);
   const auto* wd = static_cast<const int32_t*>(w.data);
@@ -90,31 +91,32 @@ void dense_direct(const TensorView& x, const TensorView& w, const TensorView* bi
         const uint32_t b = bias == nullptr ? 0u
                                            : static_cast<const uint32_t*>(
                                                  bias->data)[(u0 + j) * bias->strides[0]];
-        yr[(u0 + j) * y.strides[1]] = static_cast<int32_t>(acc[j] + b);
+        yr[(u0 + j) * y.strides[1]] = static_cast<int32_t>(clamped_sum(acc[j], b, clamp));
       }
     }
   }
 }
 
-// The sums of B panel q (kNB units from q * kNB) for one row, split and added to row yr.
+// The sums of B panel q (kNB units from q * kNB) for one row, split and added to row yr, then
+// clamped by `clamp` unless it is null (the last K block).
 inline void add_panel(const double (&acc)[kNR], ptrdiff_t q, ptrdiff_t units, uint32_t* yr,
-                      ptrdiff_t ys) {
+                      ptrdiff_t ys, const CvmClampParams* clamp) {
   constexpr int kNB = kNR * PairF64::kOuts;
   for (int j = 0; j < kNR; ++j) {
     uint32_t s[PairF64::kOuts];
     PairF64::split(acc[j], s);
     for (int l = 0; l < PairF64::kOuts; ++l) {
       const ptrdiff_t u = q * kNB + j * PairF64::kOuts + l;
-      if (u < units) yr[u * ys] += s[l];
+      if (u < units) yr[u * ys] = clamped_sum(yr[u * ys], s[l], clamp);
     }
   }
 }
 
 // dense row by row from the packed B (pack_b() in PairF64 lanes), x in int8: per K block, the
 // block of x as doubles (on the stack), then two B panels at a time (8 accumulators), each
-// panel's sums added to y modulo 2^32. No scratch.
+// panel's sums added to y modulo 2^32 (and clamped in the last block). No scratch.
 void dense_direct_packed(const TensorView& x, const double* packed, const TensorView* bias,
-                         const TensorView& y) {
+                         const TensorView& y, const CvmClampParams* clamp_out) {
   using L = PairF64;
   const auto depth = static_cast<ptrdiff_t>(x.shape[1]), units = static_cast<ptrdiff_t>(y.shape[1]);
   const auto xs = static_cast<ptrdiff_t>(x.strides[1]), ys = static_cast<ptrdiff_t>(y.strides[1]);
@@ -127,6 +129,7 @@ void dense_direct_packed(const TensorView& x, const double* packed, const Tensor
     uint32_t* yr = static_cast<uint32_t*>(y.data) + m * y.strides[0];
     for (ptrdiff_t k0 = 0; k0 < depth; k0 += kc) {
       const ptrdiff_t kn = std::min(kc, depth - k0);
+      const CvmClampParams* clamp = k0 + kn == depth ? clamp_out : nullptr;  // y's final values
       for (ptrdiff_t kk = 0; kk < kn; ++kk) xb[kk] = L::one(xr[(k0 + kk) * xs]);
       const double* block = packed + lanes * k0;
       ptrdiff_t q = 0;
@@ -139,8 +142,8 @@ void dense_direct_packed(const TensorView& x, const double* packed, const Tensor
           for (int j = 0; j < kNR; ++j) acc0[j] += xv * b0[j];
           for (int j = 0; j < kNR; ++j) acc1[j] += xv * b1[j];
         }
-        add_panel(acc0, q, units, yr, ys);
-        add_panel(acc1, q + 1, units, yr, ys);
+        add_panel(acc0, q, units, yr, ys, clamp);
+        add_panel(acc1, q + 1, units, yr, ys, clamp);
       }
       if (q < panels) {
         const double* b0 = block + q * kn * kNR;
@@ -149,7 +152,7 @@ void dense_direct_packed(const TensorView& x, const double* packed, const Tensor
           const double xv = xb[kk];
           for (int j = 0; j < kNR; ++j) acc0[j] += xv * b0[j];
         }
-        add_panel(acc0, q, units, yr, ys);
+        add_panel(acc0, q, units, yr, ys, clamp);
       }
     }
   }
@@ -158,7 +161,7 @@ void dense_direct_packed(const TensorView& x, const double* packed, const Tensor
 // The GEMM; b_packed: B packed whole (pack_b(), lanes L), or null to pack it panel by panel.
 template <class L>
 KernelStatus dense_gemm(const KernelCall& call, const Scratch& scratch,
-                        const typename L::T* b_packed = nullptr) {
+                        const CvmClampParams* clamp, const typename L::T* b_packed = nullptr) {
   using T = typename L::T;
   const TensorView& x = call.inputs[0];
   const TensorView& w = call.inputs[1];
@@ -176,7 +179,8 @@ KernelStatus dense_gemm(const KernelCall& call, const Scratch& scratch,
   auto a_elem = [&](ptrdiff_t i, ptrdiff_t k) { return xd[i * xs_m + k * xs_k]; };
   auto b_src = weight_columns<kNR * L::kOuts>(w);
   auto* yd = static_cast<uint32_t*>(y.data);
-  const GemmOut out{yd, static_cast<ptrdiff_t>(y.strides[0]), static_cast<ptrdiff_t>(y.strides[1])};
+  const GemmOut out{yd, static_cast<ptrdiff_t>(y.strides[0]), static_cast<ptrdiff_t>(y.strides[1]),
+                    clamp};
   gemm<L>(static_cast<ptrdiff_t>(rows), static_cast<ptrdiff_t>(units),
           static_cast<ptrdiff_t>(depth), a_elem, b_src, buf, out, nullptr, b_packed);
   return KernelStatus::kDone;
@@ -187,31 +191,32 @@ KernelStatus dense_gemm(const KernelCall& call, const Scratch& scratch,
 KernelStatus dense_i32__portable(const KernelCall& call) {
   const auto* p = static_cast<const DenseParams*>(call.params);
   const Scratch* scratch = p == nullptr ? nullptr : p->scratch;
+  const CvmClampParams* clamp = p == nullptr ? nullptr : p->clamp;
   const TensorView& x = call.inputs[0];
   const TensorView& w = call.inputs[1];
   const TensorView* bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
   const TensorView& y = call.outputs[0];
   const int64_t rows = y.shape[0], depth = x.shape[1], units = y.shape[1];
   if (rows == 0 || depth == 0 || units == 0) {
-    dense_direct(x, w, bias, y);
+    dense_direct(x, w, bias, y, clamp);
     return KernelStatus::kDone;
   }
   const double* packed = dense_packed(call, units, depth);
   if (packed != nullptr && fits_int8(x)) {  // w fits int8: its packer checked
     if (rows > 1 && scratch != nullptr &&
-        dense_gemm<PairF64>(call, *scratch, packed) == KernelStatus::kDone) {
+        dense_gemm<PairF64>(call, *scratch, clamp, packed) == KernelStatus::kDone) {
       return KernelStatus::kDone;
     }
-    dense_direct_packed(x, packed, bias, y);
+    dense_direct_packed(x, packed, bias, y, clamp);
     return KernelStatus::kDone;
   }
   if (rows <= kDirectRows) {
-    dense_direct(x, w, bias, y);
+    dense_direct(x, w, bias, y, clamp);
     return KernelStatus::kDone;
   }
   if (scratch == nullptr) return KernelStatus::kDeclined;
-  return fits_int8(x) && fits_int8(w) ? dense_gemm<PairF64>(call, *scratch)
-                                      : dense_gemm<Int32Lanes>(call, *scratch);
+  return fits_int8(x) && fits_int8(w) ? dense_gemm<PairF64>(call, *scratch, clamp)
+                                      : dense_gemm<Int32Lanes>(call, *scratch, clamp);
 }
 
 size_t dense_i32__portable_prepack(const TensorView& w, const void*, void* out, size_t cap) {

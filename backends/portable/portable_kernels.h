@@ -3,12 +3,16 @@
 // Every kernel equals the scalar reference (backends/scalar) bit for bit, and returns
 // KernelStatus::kDone, or kDeclined, having written nothing, when the op layer lends no scratch
 // for its packed operands (or an output layout it does not index): the op layer then runs the
-// next entry of the node's chain, the scalar reference last.
+// next entry of the node's chain, the scalar reference last. Both kernels apply
+// Conv2dParams::clamp / DenseParams::clamp (when set) to every output as they store it, on
+// every path (KernelEntry::applies_clamp).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "kernel_abi.h"
+#include "params/elementwise.h"
 
 namespace cvm {
 namespace kernel {
@@ -26,6 +30,13 @@ size_t conv2d_i32__portable_prepack(const TensorView& w, const void* params, voi
 size_t dense_i32__portable_prepack(const TensorView& w, const void* params, void* out, size_t cap);
 
 // ---- helpers ----
+// An output as a kernel stores it: a + b modulo 2^32 (a sum and the bias, or y and the last
+// part of its sum), then clamped by `clamp` (apply_clamp_one) unless it is null.
+inline uint32_t clamped_sum(uint32_t a, uint32_t b, const CvmClampParams* clamp) {
+  const uint32_t v = a + b;
+  return clamp == nullptr ? v
+                          : static_cast<uint32_t>(apply_clamp_one(static_cast<int32_t>(v), *clamp));
+}
 // Whether every element of the int32 view `v` is in [-128, 127] (range.cc).
 bool fits_int8(const TensorView& v);
 // conv2d with one input channel per group (depthwise, any channel multiplier), direct

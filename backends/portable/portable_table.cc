@@ -10,11 +10,13 @@ namespace {
 using E = ElemType;
 namespace p = portable;
 
+// Both apply Conv2dParams::clamp / DenseParams::clamp as they store (the last field,
+// applies_clamp).
 const KernelEntry kEntries[] = {
     {"conv2d_i32__portable", "conv2d", E::kInt32, p::conv2d_i32__portable, kCpuNone,
-     p::conv2d_i32__portable_prepack},
+     p::conv2d_i32__portable_prepack, nullptr, true},
     {"dense_i32__portable", "dense", E::kInt32, p::dense_i32__portable, kCpuNone,
-     p::dense_i32__portable_prepack},
+     p::dense_i32__portable_prepack, nullptr, true},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // SIMD128 depthwise conv2d (one input and one output channel per group): each channel plane is
 // packed into a zero-padded, stride-phased copy in lent scratch, then rows of outputs are
-// vectors of 4 columns times splatted weights, with no border cases.
+// vectors of 4 columns times splatted weights, with no border cases; each vector gets the bias
+// and Conv2dParams::clamp (OutputClamp, simd128.h) in registers before it is stored.
 //
 // Layout. Padded column c of a padded row (input column c - pad_w, 0 outside the input) is
 // stored at phase c % stride_w, index c / stride_w; the phases of a row lie one after another.
@@ -150,10 +151,11 @@ inline void store_lanes(int32_t* y, v128_t v, ptrdiff_t n) {
 }
 
 // One output row, columns [0, out_w), from the n = kernel rows x vector taps per row inputs
-// x[i] + ow and weights w(i) (splatted). Blocks of 8 columns, then 4 (the last one partial:
-// padded rows are long enough to read whole vectors).
+// x[i] + ow and weights w(i) (splatted), plus the bias, clamped. Blocks of 8 columns, then 4
+// (the last one partial: padded rows are long enough to read whole vectors).
 template <class Op, class X, class W>
-inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias, int32_t* yr, ptrdiff_t out_w) {
+inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias, const OutputClamp& clamp,
+                   int32_t* yr, ptrdiff_t out_w) {
   ptrdiff_t ow = 0;
   for (; ow + 8 <= out_w; ow += 8) {
     v128_t a0 = bias, a1 = bias;
@@ -162,13 +164,13 @@ inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias, int32_t* yr
       a0 = Op::mac(a0, load4(x[i] + ow), wv);
       a1 = Op::mac(a1, load4(x[i] + ow + 4), wv);
     }
-    store4(yr + ow, a0);
-    store4(yr + ow + 4, a1);
+    store4(yr + ow, clamp.vec(a0));
+    store4(yr + ow + 4, clamp.vec(a1));
   }
   for (; ow < out_w; ow += 4) {
     v128_t a = bias;
     for (ptrdiff_t i = 0; i < n; ++i) a = Op::mac(a, load4(x[i] + ow), w(i));
-    store_lanes(yr + ow, a, std::min<ptrdiff_t>(4, out_w - ow));
+    store_lanes(yr + ow, clamp.vec(a), std::min<ptrdiff_t>(4, out_w - ow));
   }
 }
 
@@ -182,6 +184,7 @@ void dw_plane(const Packed& pk, const Conv2dParams& p, ptrdiff_t kh_n, ptrdiff_t
   constexpr int kN = KH * K > 0 ? KH * K : 1;
   const ptrdiff_t n = KH > 0 ? KH * K : kh_n * k, taps = K > 0 ? K : k;
   const v128_t b = wasm_i32x4_splat(bias);
+  const OutputClamp clamp(p.clamp);  // a local: no store to y can alias it
   v128_t wv[kN];
   if constexpr (KH > 0) {
     for (int i = 0; i < kN; ++i) wv[i] = wasm_i32x4_splat(wk[i]);
@@ -197,11 +200,11 @@ void dw_plane(const Packed& pk, const Conv2dParams& p, ptrdiff_t kh_n, ptrdiff_t
     }
     if constexpr (KH > 0) {
       dw_row<Op>(
-          n, xp_fixed, [&](ptrdiff_t i) { return wv[i]; }, b, yc + oh * ys, out_w);
+          n, xp_fixed, [&](ptrdiff_t i) { return wv[i]; }, b, clamp, yc + oh * ys, out_w);
     } else {
       dw_row<Op>(
-          n, xp, [&](ptrdiff_t i) { return wasm_v128_load32_splat(wk + i); }, b, yc + oh * ys,
-          out_w);
+          n, xp, [&](ptrdiff_t i) { return wasm_v128_load32_splat(wk + i); }, b, clamp,
+          yc + oh * ys, out_w);
     }
   }
 }

@@ -1,5 +1,6 @@
 // SIMD128 int32 elementwise kernels: add, sub, mul, maximum, minimum (with NumPy broadcasting as
-// stride-0 views), relu and the CVM clamping family clip / cvm_right_shift / cvm_left_shift.
+// stride-0 views), relu and the CVM clamping family clip / cvm_right_shift / cvm_left_shift
+// (their clamp rule in vector form: simd128.h, shared with the conv2d / dense kernels).
 #include <cstdint>
 
 #include "params/elementwise.h"
@@ -104,16 +105,6 @@ void unary(const KernelCall& call, const Op& op_in) {
   });
 }
 
-// clamp(v, lo, hi) of the CVM clamping ops (lo < hi, validated by the op layer).
-struct Clamp {
-  explicit Clamp(const CvmClampParams& p)
-      : lo(p.lo), hi(p.hi), vlo(wasm_i32x4_splat(p.lo)), vhi(wasm_i32x4_splat(p.hi)) {}
-  v128_t vec(v128_t v) const { return wasm_i32x4_min(wasm_i32x4_max(v, vlo), vhi); }
-  int32_t one(int32_t v) const { return v < lo ? lo : v > hi ? hi : v; }
-  int32_t lo, hi;
-  v128_t vlo, vhi;
-};
-
 struct Relu {
   v128_t vec(v128_t v) const { return wasm_i32x4_max(v, wasm_i32x4_splat(0)); }
   int32_t one(int32_t v) const { return v > 0 ? v : 0; }
@@ -125,18 +116,11 @@ struct ClipOp {
   Clamp c;
 };
 
-// ((x >> (s-1)) + 1) >> 1 with arithmetic shifts and a wrapping add, then clamped; s in 1..32,
-// so both shift counts are in 0..31 (i32x4.shr_s takes its count modulo 32).
+// round_shift by s in 1..32 (simd128.h), then clamped; apply_clamp_one for one value.
 struct RightShift {
-  v128_t vec(v128_t v) const {
-    const v128_t t = wasm_i32x4_add(shr_var(v, shift - 1), wasm_i32x4_splat(1));
-    return c.vec(wasm_i32x4_shr(t, 1));
-  }
-  int32_t one(int32_t v) const {
-    const int32_t t = static_cast<int32_t>(static_cast<uint32_t>(v >> (shift - 1)) + 1u);
-    return c.one(t >> 1);
-  }
-  int32_t shift;
+  v128_t vec(v128_t v) const { return c.vec(round_shift(v, p.shift)); }
+  int32_t one(int32_t v) const { return apply_clamp_one(v, p); }
+  CvmClampParams p;
   Clamp c;
 };
 
@@ -192,7 +176,7 @@ KernelStatus clip_i32__wasm_simd128(const KernelCall& call) {
 
 KernelStatus cvm_right_shift_i32__wasm_simd128(const KernelCall& call) {
   const CvmClampParams& p = clamp_params(call);
-  unary(call, RightShift{p.shift, Clamp(p)});
+  unary(call, RightShift{p, Clamp(p)});
   return KernelStatus::kDone;
 }
 

@@ -17,6 +17,8 @@
 //           channel-paired copy of x (no border cases).
 //   dense:  rows = rows of x (A packed per call), columns = units (B = the weights, packed per
 //           call or prepacked).
+// Both add the bias and apply the fused clamp (Conv2dParams::clamp / DenseParams::clamp,
+// OutputClamp in simd128.h) to the accumulators in registers as they store them.
 #include "gemm_simd128.h"
 
 #include <algorithm>
@@ -166,6 +168,7 @@ struct ConvRun {
   int32_t* xp;       // X: [channel pairs][xh][xw]
   int32_t* bt;       // the B tile: [strips][kp][8]
   v128_t* c;         // partial sums between chunks: [strips][blocks][4][2]
+  OutputClamp clamp;  // Conv2dParams::clamp, applied as the outputs are stored
 };
 
 // X of image n, group grp (pack_channel_pairs).
@@ -217,7 +220,7 @@ void pack_b(const ConvRun& m, idx s0, idx ns) {
 
 // Block blk (of group grp) times strip t of the tile at s0, k pairs [k0, k0 + kn): 4 output
 // channels x 8 pixels. Continues from the sums in c unless first; stores them back to c unless
-// last, when it adds the bias and writes y.
+// last, when it adds the bias, applies the clamp and writes y.
 void conv_strip(const ConvRun& m, idx n, idx grp, idx blk, idx s0, idx t, idx k0, idx kn, v128_t* c,
                 bool first, bool last) {
   v128_t acc[4][2];
@@ -245,7 +248,7 @@ void conv_strip(const ConvRun& m, idx n, idx grp, idx blk, idx s0, idx t, idx k0
     for (int v = 0; v < 2; ++v) {
       const idx p = p0 + 4 * v;
       if (p >= m.npix) break;
-      const v128_t out = wasm_i32x4_add(acc[i][v], bv);
+      const v128_t out = m.clamp.vec(wasm_i32x4_add(acc[i][v], bv));
       const idx oh = p / m.out_w, ow = p % m.out_w;
       if (ow + 4 <= m.out_w) {  // one output row
         store_n(yc + oh * ys2 + ow, out, m.npix - p);
@@ -338,6 +341,7 @@ bool conv2d_gemm_simd128(const KernelCall& call) {
   if (p.scratch == nullptr || y.shape[1] / p.groups < 4) return false;
   ConvRun m{};
   m.p = &p;
+  m.clamp = OutputClamp(p.clamp);
   m.x = &x;
   m.bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
   m.y = &y;
@@ -422,9 +426,11 @@ struct DenseRun {
   const int32_t* b;  // w: [strips of 8][kp][8]
   const TensorView* bias;
   const TensorView* y;
+  OutputClamp clamp;  // DenseParams::clamp, applied as the outputs are stored
 };
 
-// Rows [m0, m0 + MR) (A at a, lane stride AS) times unit strip u0.
+// Rows [m0, m0 + MR) (A at a, lane stride AS) times unit strip u0: the sums plus the bias,
+// clamped, into y.
 template <int MR, int AS>
 void dense_strip(const DenseRun& d, const int32_t* a, idx m0, idx u0) {
   v128_t acc[MR][2];
@@ -439,8 +445,8 @@ void dense_strip(const DenseRun& d, const int32_t* a, idx m0, idx u0) {
   const TensorView& y = *d.y;
   for (int i = 0; i < MR; ++i) {
     int32_t* yr = static_cast<int32_t*>(y.data) + (m0 + i) * static_cast<idx>(y.strides[0]) + u0;
-    store_n(yr, wasm_i32x4_add(acc[i][0], b0), nu);
-    if (nu > 4) store_n(yr + 4, wasm_i32x4_add(acc[i][1], b1), nu - 4);
+    store_n(yr, d.clamp.vec(wasm_i32x4_add(acc[i][0], b0)), nu);
+    if (nu > 4) store_n(yr + 4, d.clamp.vec(wasm_i32x4_add(acc[i][1], b1)), nu - 4);
   }
 }
 
@@ -476,6 +482,7 @@ bool dense_gemm_simd128(const KernelCall& call) {
   const TensorView& w = call.inputs[1];
   const TensorView& y = call.outputs[0];
   DenseRun d{};
+  d.clamp = OutputClamp(p == nullptr ? nullptr : p->clamp);
   d.rows = static_cast<idx>(x.shape[0]);
   d.depth = static_cast<idx>(x.shape[1]);
   d.units = static_cast<idx>(y.shape[1]);

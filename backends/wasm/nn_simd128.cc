@@ -1,6 +1,7 @@
 // SIMD128 int32 kernels of the CVM nn family: conv2d and dense (the int16-pair GEMMs of
 // gemm_simd128.cc when the operands fit int16, else the exact i32x4.mul paths here) and
-// max_pool2d.
+// max_pool2d. Every conv2d and dense path applies Conv2dParams::clamp / DenseParams::clamp
+// (OutputClamp, simd128.h) to each output as it stores it.
 //
 // Exactness. The reference accumulates int32 products with two's-complement wrapping, i.e.
 // modulo 2^32, where any summation order gives the same bits. Two multiply paths:
@@ -61,9 +62,11 @@ struct ConvGeometry {
   const TensorView* bias;
   const TensorView* y;
   int64_t group_c, kernel_h, kernel_w, in_h, in_w;
+  OutputClamp clamp;  // Conv2dParams::clamp, applied as the outputs are stored
 };
 
-// One output element exactly as the reference computes it (used on the borders).
+// One output element exactly as the reference computes it, before the clamp (used on the
+// borders).
 int32_t conv_point(const ConvGeometry& g, int64_t n, int64_t ic0, int64_t oc, int64_t h0,
                    int64_t kh_lo, int64_t kh_hi, int64_t ow) {
   const Conv2dParams& p = *g.p;
@@ -137,7 +140,7 @@ void conv_block(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int6
     }
     int32_t* yr = static_cast<int32_t*>(y.data) + n * y.strides[0] + (oc0 + b) * y.strides[1] +
                   oh * y.strides[2] + ow;
-    for (int v = 0; v < NV; ++v) store4(yr + 4 * v, wasm_i32x4_add(acc[b][v], bias));
+    for (int v = 0; v < NV; ++v) store4(yr + 4 * v, g.clamp.vec(wasm_i32x4_add(acc[b][v], bias)));
   }
 }
 
@@ -155,7 +158,7 @@ void conv_row(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int64_
   auto point = [&](int64_t ow) {
     for (int b = 0; b < NB; ++b) {
       yd[n * y.strides[0] + (oc0 + b) * y.strides[1] + oh * y.strides[2] + ow] =
-          conv_point(g, n, grp * g.group_c, oc0 + b, h0, kh_lo, kh_hi, ow);
+          g.clamp.one(conv_point(g, n, grp * g.group_c, oc0 + b, h0, kh_lo, kh_hi, ow));
     }
   };
   int64_t ow = 0;
@@ -193,12 +196,12 @@ void conv_all(const ConvGeometry& g) {
 // ---------------------------------------------------------------------------------------------
 // dense
 
-// y[m0 .. m0 + MR, u0 .. u0 + NR) = x[m, :] . w[u, :] (+ bias) with i32x4.mul: each x load
+// y[m0 .. m0 + MR, u0 .. u0 + NR) = clamp(x[m, :] . w[u, :] (+ bias)) with i32x4.mul: each x load
 // serves NR units and each w load MR rows, so w streams from memory ceil(M / MR) times. (The
 // int16 dot product needs both operands narrowed first; without packing, that measured slower.)
 template <int MR, int NR>
 void dense_block(const TensorView& x, const TensorView& w, const TensorView* bias,
-                 const TensorView& y, int64_t m0, int64_t u0) {
+                 const TensorView& y, const OutputClamp& clamp, int64_t m0, int64_t u0) {
   const int64_t depth = x.shape[1];
   const int32_t* xr[MR];
   const int32_t* wr[NR];
@@ -228,7 +231,7 @@ void dense_block(const TensorView& x, const TensorView& w, const TensorView* bia
             static_cast<const int32_t*>(bias->data)[(u0 + j) * bias->strides[0]]);
       }
       static_cast<int32_t*>(y.data)[(m0 + i) * y.strides[0] + (u0 + j) * y.strides[1]] =
-          static_cast<int32_t>(sum);
+          clamp.one(static_cast<int32_t>(sum));
     }
   }
 }
@@ -236,11 +239,11 @@ void dense_block(const TensorView& x, const TensorView& w, const TensorView* bia
 // Rows in blocks of MR, each block's units in blocks of NR, then one by one.
 template <int MR, int NR>
 void dense_rows(const TensorView& x, const TensorView& w, const TensorView* bias,
-                const TensorView& y, int64_t m) {
+                const TensorView& y, const OutputClamp& clamp, int64_t m) {
   const int64_t units = y.shape[1];
   int64_t u = 0;
-  for (; u + NR <= units; u += NR) dense_block<MR, NR>(x, w, bias, y, m, u);
-  for (; u < units; ++u) dense_block<MR, 1>(x, w, bias, y, m, u);
+  for (; u + NR <= units; u += NR) dense_block<MR, NR>(x, w, bias, y, clamp, m, u);
+  for (; u < units; ++u) dense_block<MR, 1>(x, w, bias, y, clamp, m, u);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -316,7 +319,7 @@ KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call) {
   // stride-1 layers meet conv2d_i32__wasm_winograd first, an entry of its own.)
   if (conv2d_depthwise_simd128(call)) return KernelStatus::kDone;
   const ConvGeometry g{&p, &x, &w, bias, &y, w.shape[1], w.shape[2], w.shape[3], x.shape[2],
-                       x.shape[3]};
+                       x.shape[3], OutputClamp(p.clamp)};
   if (conv2d_gemm_simd128(call)) return KernelStatus::kDone;
   if (p.stride_w == 1) {
     conv_all<1>(g);
@@ -333,12 +336,14 @@ KernelStatus dense_i32__wasm_simd128(const KernelCall& call) {
   const TensorView& w = call.inputs[1];
   const TensorView* bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
   const TensorView& y = call.outputs[0];
+  const auto* p = static_cast<const DenseParams*>(call.params);
   // The dot products read rows of x and w with unit stride; anything else is declined.
   if (x.strides[1] != 1 || w.strides[1] != 1) return KernelStatus::kDeclined;
   if (dense_gemm_simd128(call)) return KernelStatus::kDone;
+  const OutputClamp clamp(p == nullptr ? nullptr : p->clamp);
   int64_t m = 0;
-  for (; m + 4 <= y.shape[0]; m += 4) dense_rows<4, 2>(x, w, bias, y, m);
-  for (; m < y.shape[0]; ++m) dense_rows<1, 4>(x, w, bias, y, m);
+  for (; m + 4 <= y.shape[0]; m += 4) dense_rows<4, 2>(x, w, bias, y, clamp, m);
+  for (; m < y.shape[0]; ++m) dense_rows<1, 4>(x, w, bias, y, clamp, m);
   return KernelStatus::kDone;
 }
 

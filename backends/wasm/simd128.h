@@ -1,10 +1,13 @@
-// Small SIMD128 helpers shared by the wasm kernel sources (all compiled with -msimd128).
+// Small SIMD128 helpers shared by the wasm kernel sources (all compiled with -msimd128),
+// among them the CVM clamp rule in vector form (Clamp, round_shift, OutputClamp).
 #pragma once
 
 #include <wasm_simd128.h>
 
 #include <cstdint>
 #include <cstring>
+
+#include "params/elementwise.h"
 
 namespace cvm {
 namespace kernel {
@@ -39,6 +42,46 @@ inline v128_t shl_var(v128_t v, uint32_t count) {
   __asm__ volatile("" : "+r"(count));
   return wasm_i32x4_shl(v, count);
 }
+
+// clamp(v, lo, hi) of the CVM clamping ops (lo <= hi, validated by the op layer).
+struct Clamp {
+  Clamp(int32_t lo_in, int32_t hi_in)
+      : lo(lo_in), hi(hi_in), vlo(wasm_i32x4_splat(lo_in)), vhi(wasm_i32x4_splat(hi_in)) {}
+  explicit Clamp(const CvmClampParams& p) : Clamp(p.lo, p.hi) {}
+  v128_t vec(v128_t v) const { return wasm_i32x4_min(wasm_i32x4_max(v, vlo), vhi); }
+  int32_t one(int32_t v) const { return v < lo ? lo : v > hi ? hi : v; }
+  int32_t lo, hi;
+  v128_t vlo, vhi;
+};
+
+// The rounding shift of cvm_right_shift by s in 1..32: ((v >> (s - 1)) + 1) >> 1 with arithmetic
+// shifts and a wrapping add (both counts in 0..31; i32x4.shr_s takes its count modulo 32). The
+// scalar form, with the clamp after it: apply_clamp_one (params/elementwise.h).
+inline v128_t round_shift(v128_t v, int32_t s) {
+  const v128_t t = wasm_i32x4_add(shr_var(v, static_cast<uint32_t>(s - 1)), wasm_i32x4_splat(1));
+  return wasm_i32x4_shr(t, 1);
+}
+
+// The clamp a conv2d / dense kernel applies to its outputs (after the bias) just before it
+// stores them: Conv2dParams::clamp / DenseParams::clamp, or none when null. round_shift when
+// shift > 0, then Clamp: the cvm_right_shift / clip kernels' rule, so the bits equal the
+// separate pass. one(): the same for one value (apply_clamp_one).
+class OutputClamp {
+ public:
+  OutputClamp() : OutputClamp(nullptr) {}
+  explicit OutputClamp(const CvmClampParams* p)
+      : on_(p != nullptr), p_(p != nullptr ? *p : CvmClampParams{0, 0, 0}), c_(p_) {}
+  v128_t vec(v128_t v) const {
+    if (!on_) return v;
+    return c_.vec(p_.shift > 0 ? round_shift(v, p_.shift) : v);
+  }
+  int32_t one(int32_t v) const { return on_ ? apply_clamp_one(v, p_) : v; }
+
+ private:
+  bool on_;
+  CvmClampParams p_;
+  Clamp c_;
+};
 
 // Lane sum with two's-complement wrapping (lane order is irrelevant modulo 2^32).
 inline uint32_t hsum(v128_t v) {

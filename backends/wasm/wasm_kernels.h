@@ -29,6 +29,8 @@ KernelStatus reduce_sum_i32__wasm_simd128(const KernelCall& call);
 KernelStatus reduce_max_i32__wasm_simd128(const KernelCall& call);  // ReduceParams (optional)
 
 // ---- nn (nn_simd128.cc): int32, views and params of params/nn.h ----
+// conv2d (both entries) and dense apply Conv2dParams::clamp / DenseParams::clamp (when set) to
+// every output they store, on every path (KernelEntry::applies_clamp).
 KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call);      // Conv2dParams; x, w[, bias]
 // 3x3 stride-1 conv2d by integer Winograd F(2x2, 3x3) (winograd_simd128.cc), an entry of its own
 // ahead of conv2d_i32__wasm_simd128: declines every other layer, and operand ranges beyond the
@@ -37,7 +39,7 @@ KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call);      // Conv2dPar
 KernelStatus conv2d_i32__wasm_winograd(const KernelCall& call);
 size_t conv2d_i32__wasm_winograd_prepack(const TensorView& w, const void* params, void* out,
                                          size_t cap);
-KernelStatus dense_i32__wasm_simd128(const KernelCall& call);       // x, w[, bias]
+KernelStatus dense_i32__wasm_simd128(const KernelCall& call);  // DenseParams (optional); x, w[, b]
 KernelStatus max_pool2d_i32__wasm_simd128(const KernelCall& call);  // MaxPool2dParams
 
 // ---- float32 nn (float_nn_simd128.cc): bit-identical to backends/scalar/float_nn.cc ----
@@ -62,7 +64,8 @@ KernelStatus pad_b32__wasm_simd128(const KernelCall& call);
 // The depthwise path of conv2d (depthwise_simd128.cc), called by conv2d_i32__wasm_simd128 once
 // the call has passed its checks (non-empty output, unit inner strides): runs the call and
 // returns true when every group has one input and one output channel and the op layer lends
-// the scratch; returns false, having written nothing, otherwise.
+// the scratch (its outputs clamped by Conv2dParams::clamp as they are stored); returns false,
+// having written nothing, otherwise.
 bool conv2d_depthwise_simd128(const KernelCall& call);
 
 }  // namespace wasm
