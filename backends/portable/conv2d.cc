@@ -5,8 +5,8 @@
 // Per group: A = the group's weights (out channels x K), K = (channel, kh, kw) taps; B = its
 // im2col (K x output pixels), packed panel by panel straight from x, padding taps as 0 (a
 // product 0 * w adds nothing modulo 2^32, as a skipped tap does in the reference). y starts as
-// the bias and the GEMM adds the sums to it, applying Conv2dParams::clamp as it stores the
-// last part of each sum.
+// the bias and the GEMM adds the sums to it, applying Conv2dParams::clamp, then
+// Conv2dParams::scale of the row's output channel, as it stores the last part of each sum.
 //
 // The packer (conv2d_i32__portable_prepack) packs an int8 w once, as every group's whole A in
 // pair-lane operands (doubles); a call given that pack and an int8 x reads it in place instead
@@ -106,15 +106,15 @@ KernelStatus conv_gemm(const KernelCall& call, const typename L::T* a_packed = n
       }
     }
   }
-  // y = bias (or 0), then each GEMM adds its sums and clamps them; without taps there are no
-  // sums, and y = clamp(bias) at once.
+  // y = bias (or 0), then each GEMM adds its sums and applies the output stage (clamp, scale);
+  // without taps there are no sums, and y = the output stage of the bias at once.
   auto* yd = static_cast<uint32_t*>(y.data);
   const int64_t pixels = out_h * out_w;
   for (int64_t n = 0; n < y.shape[0]; ++n) {
     for (int64_t oc = 0; oc < out_c; ++oc) {
       const uint32_t b0 =
           bias == nullptr ? 0u : static_cast<const uint32_t*>(bias->data)[oc * bias->strides[0]];
-      const uint32_t b = clamped_sum(b0, 0u, depth == 0 ? p.clamp : nullptr);
+      const uint32_t b = depth == 0 ? staged_sum(b0, 0u, p.clamp, p.scale, oc) : b0;
       uint32_t* yr = yd + n * y.strides[0] + oc * y.strides[1];
       for (int64_t i = 0; i < pixels; ++i) yr[i * y.strides[3]] = b;
     }
@@ -141,7 +141,7 @@ KernelStatus conv_gemm(const KernelCall& call, const typename L::T* a_packed = n
       auto a_elem = [&](ptrdiff_t i, ptrdiff_t k) { return wg[i * ws + taps[k].w]; };
       const GemmOut out{yd + n * y.strides[0] + g * per_group * y.strides[1],
                         static_cast<ptrdiff_t>(y.strides[1]), static_cast<ptrdiff_t>(y.strides[3]),
-                        p.clamp};
+                        p.clamp, p.scale, static_cast<ptrdiff_t>(g * per_group)};
       const T* a_group =
           a_packed == nullptr ? nullptr : a_packed + g * packed_a_lanes<L>(per_group, depth);
       gemm<L>(static_cast<ptrdiff_t>(per_group), static_cast<ptrdiff_t>(pixels),

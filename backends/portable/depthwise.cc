@@ -6,7 +6,8 @@
 // nothing modulo 2^32). Output column ow reads padded column ow * stride_w + kw * dilation_w, so
 // the lane at column c packs cells c and c + stride_w: the taps of outputs (ow, ow + 1), ow
 // even. Each output row runs blocks of kBlock lanes times each tap's weight; each output gets the
-// bias and Conv2dParams::clamp as it is stored.
+// bias, Conv2dParams::clamp and then Conv2dParams::scale of its channel as it is stored
+// (staged_sum).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -93,7 +94,8 @@ bool depthwise(const KernelCall& call) {
         uint32_t o[kOuts];
         L::split(s, o);
         for (ptrdiff_t l = 0; l < kOuts && q * kOuts + l < out_w; ++l) {
-          yr[(q * kOuts + l) * ys_w] = static_cast<int32_t>(clamped_sum(o[l], b, p.clamp));
+          yr[(q * kOuts + l) * ys_w] =
+              static_cast<int32_t>(staged_sum(o[l], b, p.clamp, p.scale, oc));
         }
       };
       for (ptrdiff_t oh = 0; oh < out_h; ++oh) {

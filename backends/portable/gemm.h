@@ -1,16 +1,16 @@
 // The blocked GEMM engine of the portable conv2d and dense kernels: y (M x N) += A (M x K) B
-// (K x N), then the fused clamp, over packed panels of lanes (lanes.h) and a register-blocked
-// micro-kernel.
+// (K x N), then the fused output stage (the clamp, and conv2d's channel scale), over packed
+// panels of lanes (lanes.h) and a register-blocked micro-kernel.
 //
 // K is cut into blocks of at most block_depth() (which also keeps each sum within its lane
 // format's exact depth). Per block, A is packed whole as panels of kMR rows, [k][kMR] lanes
 // (zero rows past M), and B one panel at a time, kNR lanes (kNR * kOuts outputs) wide, [k][kNR]
 // lanes (zero lanes past N). Each B panel (at most kMaxBlockDepth * kNR lanes: L1) meets every A
 // panel (the A block: L2), and each tile's sums are split into outputs and added to y modulo
-// 2^32; in the last K block, where y takes its final values, the fused clamp (GemmOut::clamp)
-// is applied to each output as it is stored. The tile's kMR * kNR accumulators, kMR A lanes and
-// one B lane (11) fit the registers V8 gives wasm code on x86-64; of the tiles measured
-// (1..4 x 2..8) 2 x 4 was the fastest.
+// 2^32; in the last K block, where y takes its final values, the fused output stage
+// (GemmOut::clamp, then GemmOut::scale: staged_sum) is applied to each output as it is stored.
+// The tile's kMR * kNR accumulators, kMR A lanes and one B lane (11) fit the registers V8 gives
+// wasm code on x86-64; of the tiles measured (1..4 x 2..8) 2 x 4 was the fastest.
 //
 // A constant weight operand (conv2d's A, dense's B) may come packed whole ahead of time by the
 // kernel entry's packer (KernelEntry::prepack): every block in the very layout gemm() packs per
@@ -33,11 +33,15 @@ constexpr int kNR = 4;                      // B lanes per tile
 constexpr ptrdiff_t kMaxBlockDepth = 1024;  // K per block, at most
 
 // Output (m, n) of a GEMM lies at y + m * row_stride + n * col_stride; the GEMM adds to it, and
-// clamps the result by `clamp` (Conv2dParams::clamp / DenseParams::clamp) unless it is null.
+// clamps the result by `clamp` (Conv2dParams::clamp / DenseParams::clamp) unless it is null,
+// then applies `scale` (Conv2dParams::scale; conv2d only) unless it is null, row m being output
+// channel channel0 + m (staged_sum).
 struct GemmOut {
   uint32_t* y;
   ptrdiff_t row_stride, col_stride;
   const CvmClampParams* clamp = nullptr;
+  const ChannelScale* scale = nullptr;
+  ptrdiff_t channel0 = 0;
 };
 
 // K per block: K cut into equal blocks of at most kMaxBlockDepth and L::kMaxDepth.
@@ -163,10 +167,10 @@ inline void tile_rows(int rows, const typename L::T* a, const typename L::T* b, 
   tile<L, R>(a, b, depth, acc);
 }
 
-// y (m x n) += A B, then clamped by out.clamp (unless null). a_elem(i, k): element (i, k) of A;
-// b_src: B's columns as pack_b_panel() reads them. a_packed / b_packed: A / B packed whole
-// (pack_a(), pack_b()), used in place of a_elem / b_src; or null. scratch: gemm_scratch_lanes()
-// lanes for the operands not packed.
+// y (m x n) += A B, then the output stage of `out` (out.clamp, out.scale; each unless null).
+// a_elem(i, k): element (i, k) of A; b_src: B's columns as pack_b_panel() reads them.
+// a_packed / b_packed: A / B packed whole (pack_a(), pack_b()), used in place of a_elem / b_src;
+// or null. scratch: gemm_scratch_lanes() lanes for the operands not packed.
 template <class L, class AElem, class BSrc>
 void gemm(ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, const AElem& a_elem, BSrc& b_src,
           typename L::T* scratch, const GemmOut& out, const typename L::T* a_packed = nullptr,
@@ -178,7 +182,9 @@ void gemm(ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, const AElem& a_elem, BSrc& b_sr
   T* const b_buf = scratch + (a_packed != nullptr ? 0 : panels * kMR * kc);
   for (ptrdiff_t k0 = 0; k0 < k; k0 += kc) {
     const ptrdiff_t kn = std::min(kc, k - k0);
-    const CvmClampParams* clamp = k0 + kn == k ? out.clamp : nullptr;  // y's final values
+    const bool last = k0 + kn == k;  // y's final values: the output stage
+    const CvmClampParams* clamp = last ? out.clamp : nullptr;
+    const ChannelScale* scale = last ? out.scale : nullptr;
     const T* a = a_packed != nullptr ? a_packed + a_rows<L>(m) * k0 : a_buf;
     if (a_packed == nullptr) pack_a_block<L>(m, k0, kn, a_elem, a_buf);
     for (ptrdiff_t n0 = 0; n0 < n; n0 += kNB) {
@@ -194,13 +200,14 @@ void gemm(ptrdiff_t m, ptrdiff_t n, ptrdiff_t k, const AElem& a_elem, BSrc& b_sr
         T acc[kMR][kNR];
         tile_rows<L>(rows, a + p * kn * kMR, b, kn, acc);
         for (int i = 0; i < rows; ++i) {
+          const ptrdiff_t channel = out.channel0 + p * kMR + i;
           uint32_t* y = out.y + (p * kMR + i) * out.row_stride + n0 * out.col_stride;
           for (int j = 0; j < kNR; ++j) {
             uint32_t s[L::kOuts];
             L::split(acc[i][j], s);
             for (int l = 0; l < L::kOuts && j * L::kOuts + l < cols; ++l) {
               uint32_t& o = y[(j * L::kOuts + l) * out.col_stride];
-              o = clamped_sum(o, s[l], clamp);
+              o = staged_sum(o, s[l], clamp, scale, channel);
             }
           }
         }

@@ -5,7 +5,8 @@
 // for its packed operands (or an output layout it does not index): the op layer then runs the
 // next entry of the node's chain, the scalar reference last. Both kernels apply
 // Conv2dParams::clamp / DenseParams::clamp (when set) to every output as they store it, on
-// every path (KernelEntry::applies_clamp).
+// every path (KernelEntry::applies_clamp); conv2d then applies Conv2dParams::scale (when set)
+// too (KernelEntry::applies_channel_scale).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,7 @@
 
 #include "kernel_abi.h"
 #include "params/elementwise.h"
+#include "params/nn.h"
 
 namespace cvm {
 namespace kernel {
@@ -36,6 +38,16 @@ inline uint32_t clamped_sum(uint32_t a, uint32_t b, const CvmClampParams* clamp)
   const uint32_t v = a + b;
   return clamp == nullptr ? v
                           : static_cast<uint32_t>(apply_clamp_one(static_cast<int32_t>(v), *clamp));
+}
+// A conv2d output of channel oc as the kernel stores it: clamped_sum(a, b, clamp), then, unless
+// `scale` (Conv2dParams::scale) is null, times scale->multiplier[oc] modulo 2^32 and clamped by
+// scale->clamp (apply_clamp_one).
+inline uint32_t staged_sum(uint32_t a, uint32_t b, const CvmClampParams* clamp,
+                           const ChannelScale* scale, ptrdiff_t oc) {
+  const uint32_t v = clamped_sum(a, b, clamp);
+  if (scale == nullptr) return v;
+  const uint32_t m = static_cast<uint32_t>(scale->multiplier[oc]);
+  return static_cast<uint32_t>(apply_clamp_one(static_cast<int32_t>(v * m), scale->clamp));
 }
 // Whether every element of the int32 view `v` is in [-128, 127] (range.cc).
 bool fits_int8(const TensorView& v);

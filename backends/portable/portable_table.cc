@@ -10,11 +10,11 @@ namespace {
 using E = ElemType;
 namespace p = portable;
 
-// Both apply Conv2dParams::clamp / DenseParams::clamp as they store (the last field,
-// applies_clamp).
+// Both apply Conv2dParams::clamp / DenseParams::clamp as they store (applies_clamp), and conv2d
+// Conv2dParams::scale after it (the last field, applies_channel_scale).
 const KernelEntry kEntries[] = {
     {"conv2d_i32__portable", "conv2d", E::kInt32, p::conv2d_i32__portable, kCpuNone,
-     p::conv2d_i32__portable_prepack, nullptr, true},
+     p::conv2d_i32__portable_prepack, nullptr, true, true},
     {"dense_i32__portable", "dense", E::kInt32, p::dense_i32__portable, kCpuNone,
      p::dense_i32__portable_prepack, nullptr, true},
 };

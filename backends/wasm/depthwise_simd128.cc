@@ -1,7 +1,8 @@
 // SIMD128 depthwise conv2d (one input and one output channel per group): each channel plane is
 // packed into a zero-padded, stride-phased copy in lent scratch, then rows of outputs are
 // vectors of 4 columns times splatted weights, with no border cases; each vector gets the bias
-// and Conv2dParams::clamp (OutputClamp, simd128.h) in registers before it is stored.
+// and the channel's output stage (Conv2dParams::clamp, then Conv2dParams::scale: OutputStage,
+// simd128.h) in registers before it is stored.
 //
 // Layout. Padded column c of a padded row (input column c - pad_w, 0 outside the input) is
 // stored at phase c % stride_w, index c / stride_w; the phases of a row lie one after another.
@@ -151,11 +152,12 @@ inline void store_lanes(int32_t* y, v128_t v, ptrdiff_t n) {
 }
 
 // One output row, columns [0, out_w), from the n = kernel rows x vector taps per row inputs
-// x[i] + ow and weights w(i) (splatted), plus the bias, clamped. Blocks of 8 columns, then 4
-// (the last one partial: padded rows are long enough to read whole vectors).
+// x[i] + ow and weights w(i) (splatted), plus the bias, through the channel's output stage.
+// Blocks of 8 columns, then 4 (the last one partial: padded rows are long enough to read whole
+// vectors).
 template <class Op, class X, class W>
-inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias, const OutputClamp& clamp,
-                   int32_t* yr, ptrdiff_t out_w) {
+inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias,
+                   const OutputStage::Channel& stage, int32_t* yr, ptrdiff_t out_w) {
   ptrdiff_t ow = 0;
   for (; ow + 8 <= out_w; ow += 8) {
     v128_t a0 = bias, a1 = bias;
@@ -164,27 +166,28 @@ inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias, const Outpu
       a0 = Op::mac(a0, load4(x[i] + ow), wv);
       a1 = Op::mac(a1, load4(x[i] + ow + 4), wv);
     }
-    store4(yr + ow, clamp.vec(a0));
-    store4(yr + ow + 4, clamp.vec(a1));
+    store4(yr + ow, stage.vec(a0));
+    store4(yr + ow + 4, stage.vec(a1));
   }
   for (; ow < out_w; ow += 4) {
     v128_t a = bias;
     for (ptrdiff_t i = 0; i < n; ++i) a = Op::mac(a, load4(x[i] + ow), w(i));
-    store_lanes(yr + ow, clamp.vec(a), std::min<ptrdiff_t>(4, out_w - ow));
+    store_lanes(yr + ow, stage.vec(a), std::min<ptrdiff_t>(4, out_w - ow));
   }
 }
 
-// All output rows of one channel plane into y rows yc + oh * ys: kh_n kernel rows of k vector
+// All output rows of channel plane ch into y rows yc + oh * ys: kh_n kernel rows of k vector
 // taps, weights wk[kh * k + t]. KH, K: fixed at compile time (splatted weights and row
 // pointers live in locals), or 0 (any: weights splatted from wk on use).
 template <class Op, int KH, int K>
-void dw_plane(const Packed& pk, const Conv2dParams& p, ptrdiff_t kh_n, ptrdiff_t k,
+void dw_plane(const Packed& pk, const Conv2dParams& p, int64_t ch, ptrdiff_t kh_n, ptrdiff_t k,
               const int32_t* wk, int32_t bias, int32_t* yc, ptrdiff_t ys, ptrdiff_t out_h,
               ptrdiff_t out_w) {
   constexpr int kN = KH * K > 0 ? KH * K : 1;
   const ptrdiff_t n = KH > 0 ? KH * K : kh_n * k, taps = K > 0 ? K : k;
   const v128_t b = wasm_i32x4_splat(bias);
-  const OutputClamp clamp(p.clamp);  // a local: no store to y can alias it
+  // A local: no store to y can alias it.
+  const OutputStage::Channel stage = OutputStage(p.clamp, p.scale).channel(ch);
   v128_t wv[kN];
   if constexpr (KH > 0) {
     for (int i = 0; i < kN; ++i) wv[i] = wasm_i32x4_splat(wk[i]);
@@ -200,20 +203,20 @@ void dw_plane(const Packed& pk, const Conv2dParams& p, ptrdiff_t kh_n, ptrdiff_t
     }
     if constexpr (KH > 0) {
       dw_row<Op>(
-          n, xp_fixed, [&](ptrdiff_t i) { return wv[i]; }, b, clamp, yc + oh * ys, out_w);
+          n, xp_fixed, [&](ptrdiff_t i) { return wv[i]; }, b, stage, yc + oh * ys, out_w);
     } else {
       dw_row<Op>(
-          n, xp, [&](ptrdiff_t i) { return wasm_v128_load32_splat(wk + i); }, b, clamp,
+          n, xp, [&](ptrdiff_t i) { return wasm_v128_load32_splat(wk + i); }, b, stage,
           yc + oh * ys, out_w);
     }
   }
 }
 
-// Packs the weights of a channel whose plane is packed in format Op, then runs its rows.
+// Packs the weights of channel ch, whose plane is packed in format Op, then runs its rows.
 template <class Op>
-void dw_channel(const Packed& pk, const Conv2dParams& p, const int32_t* wc, ptrdiff_t ws_h,
-                ptrdiff_t ws_w, ptrdiff_t kh_n, ptrdiff_t kw_n, int32_t bias, int32_t* yc,
-                ptrdiff_t ys, ptrdiff_t out_h, ptrdiff_t out_w) {
+void dw_channel(const Packed& pk, const Conv2dParams& p, int64_t ch, const int32_t* wc,
+                ptrdiff_t ws_h, ptrdiff_t ws_w, ptrdiff_t kh_n, ptrdiff_t kw_n, int32_t bias,
+                int32_t* yc, ptrdiff_t ys, ptrdiff_t out_h, ptrdiff_t out_w) {
   const ptrdiff_t k = (kw_n + Op::kTaps - 1) / Op::kTaps;
   int32_t wk[kMaxTaps];
   for (ptrdiff_t kh = 0; kh < kh_n; ++kh) {
@@ -228,11 +231,11 @@ void dw_channel(const Packed& pk, const Conv2dParams& p, const int32_t* wc, ptrd
     }
   }
   if (kh_n == 3 && k == 2) {
-    dw_plane<Op, 3, 2>(pk, p, kh_n, k, wk, bias, yc, ys, out_h, out_w);
+    dw_plane<Op, 3, 2>(pk, p, ch, kh_n, k, wk, bias, yc, ys, out_h, out_w);
   } else if (kh_n == 3 && k == 3) {
-    dw_plane<Op, 3, 3>(pk, p, kh_n, k, wk, bias, yc, ys, out_h, out_w);
+    dw_plane<Op, 3, 3>(pk, p, ch, kh_n, k, wk, bias, yc, ys, out_h, out_w);
   } else {
-    dw_plane<Op, 0, 0>(pk, p, kh_n, k, wk, bias, yc, ys, out_h, out_w);
+    dw_plane<Op, 0, 0>(pk, p, ch, kh_n, k, wk, bias, yc, ys, out_h, out_w);
   }
 }
 
@@ -305,12 +308,12 @@ bool conv2d_depthwise_simd128(const KernelCall& call) {
           bias == nullptr ? 0 : static_cast<const int32_t*>(bias->data)[ch * bias->strides[0]];
       int32_t* yc = yd + n * y.strides[0] + ch * y.strides[1];
       if (narrow) {
-        dw_channel<Pairs>(pk, p, wc, w.strides[2], w.strides[3], kh_n, kw_n, b, yc, y.strides[2],
-                          out_h, out_w);
+        dw_channel<Pairs>(pk, p, ch, wc, w.strides[2], w.strides[3], kh_n, kw_n, b, yc,
+                          y.strides[2], out_h, out_w);
       } else {
         pack_plane<Words>(pk, xc, xs);
-        dw_channel<Words>(pk, p, wc, w.strides[2], w.strides[3], kh_n, kw_n, b, yc, y.strides[2],
-                          out_h, out_w);
+        dw_channel<Words>(pk, p, ch, wc, w.strides[2], w.strides[3], kh_n, kw_n, b, yc,
+                          y.strides[2], out_h, out_w);
       }
     }
   }

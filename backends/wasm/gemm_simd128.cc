@@ -17,8 +17,9 @@
 //           channel-paired copy of x (no border cases).
 //   dense:  rows = rows of x (A packed per call), columns = units (B = the weights, packed per
 //           call or prepacked).
-// Both add the bias and apply the fused clamp (Conv2dParams::clamp / DenseParams::clamp,
-// OutputClamp in simd128.h) to the accumulators in registers as they store them.
+// Both add the bias and apply the fused output stage to the accumulators in registers as they
+// store them: conv2d Conv2dParams::clamp, then Conv2dParams::scale of each row's output channel
+// (OutputStage in simd128.h); dense DenseParams::clamp (OutputClamp).
 #include "gemm_simd128.h"
 
 #include <algorithm>
@@ -168,7 +169,7 @@ struct ConvRun {
   int32_t* xp;       // X: [channel pairs][xh][xw]
   int32_t* bt;       // the B tile: [strips][kp][8]
   v128_t* c;         // partial sums between chunks: [strips][blocks][4][2]
-  OutputClamp clamp;  // Conv2dParams::clamp, applied as the outputs are stored
+  OutputStage stage;  // Conv2dParams::clamp and scale, applied as the outputs are stored
 };
 
 // X of image n, group grp (pack_channel_pairs).
@@ -220,7 +221,7 @@ void pack_b(const ConvRun& m, idx s0, idx ns) {
 
 // Block blk (of group grp) times strip t of the tile at s0, k pairs [k0, k0 + kn): 4 output
 // channels x 8 pixels. Continues from the sums in c unless first; stores them back to c unless
-// last, when it adds the bias, applies the clamp and writes y.
+// last, when it adds the bias, applies each channel's output stage and writes y.
 void conv_strip(const ConvRun& m, idx n, idx grp, idx blk, idx s0, idx t, idx k0, idx kn, v128_t* c,
                 bool first, bool last) {
   v128_t acc[4][2];
@@ -243,12 +244,13 @@ void conv_strip(const ConvRun& m, idx n, idx grp, idx blk, idx s0, idx t, idx k0
             ? 0
             : static_cast<const int32_t*>(m.bias->data)[oc * static_cast<idx>(m.bias->strides[0])];
     const v128_t bv = wasm_i32x4_splat(b);
+    const OutputStage::Channel stage = m.stage.channel(oc);
     int32_t* yc = static_cast<int32_t*>(y.data) + n * static_cast<idx>(y.strides[0]) +
                   oc * static_cast<idx>(y.strides[1]);
     for (int v = 0; v < 2; ++v) {
       const idx p = p0 + 4 * v;
       if (p >= m.npix) break;
-      const v128_t out = m.clamp.vec(wasm_i32x4_add(acc[i][v], bv));
+      const v128_t out = stage.vec(wasm_i32x4_add(acc[i][v], bv));
       const idx oh = p / m.out_w, ow = p % m.out_w;
       if (ow + 4 <= m.out_w) {  // one output row
         store_n(yc + oh * ys2 + ow, out, m.npix - p);
@@ -341,7 +343,7 @@ bool conv2d_gemm_simd128(const KernelCall& call) {
   if (p.scratch == nullptr || y.shape[1] / p.groups < 4) return false;
   ConvRun m{};
   m.p = &p;
-  m.clamp = OutputClamp(p.clamp);
+  m.stage = OutputStage(p.clamp, p.scale);
   m.x = &x;
   m.bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
   m.y = &y;

@@ -13,7 +13,8 @@ namespace wasm {
 // conv2d_i32__wasm_simd128 once the call has passed its checks (non-empty output, unit inner
 // strides): runs the call and returns true when x and w fit int16 and the op layer lends the
 // scratch; returns false, having written nothing, otherwise. Uses KernelCall::prepacked when it
-// was made for this weight shape. Applies Conv2dParams::clamp to the outputs as it stores them.
+// was made for this weight shape. Applies Conv2dParams::clamp, then Conv2dParams::scale, to the
+// outputs as it stores them.
 bool conv2d_gemm_simd128(const KernelCall& call);
 // dense likewise (rows of >= 4, or a prepacked weight; DenseParams::clamp), called by
 // dense_i32__wasm_simd128.

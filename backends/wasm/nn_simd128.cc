@@ -1,7 +1,8 @@
 // SIMD128 int32 kernels of the CVM nn family: conv2d and dense (the int16-pair GEMMs of
 // gemm_simd128.cc when the operands fit int16, else the exact i32x4.mul paths here) and
-// max_pool2d. Every conv2d and dense path applies Conv2dParams::clamp / DenseParams::clamp
-// (OutputClamp, simd128.h) to each output as it stores it.
+// max_pool2d. Every conv2d path applies Conv2dParams::clamp, then Conv2dParams::scale
+// (OutputStage, simd128.h), and every dense path DenseParams::clamp (OutputClamp), to each
+// output as it stores it.
 //
 // Exactness. The reference accumulates int32 products with two's-complement wrapping, i.e.
 // modulo 2^32, where any summation order gives the same bits. Two multiply paths:
@@ -62,11 +63,11 @@ struct ConvGeometry {
   const TensorView* bias;
   const TensorView* y;
   int64_t group_c, kernel_h, kernel_w, in_h, in_w;
-  OutputClamp clamp;  // Conv2dParams::clamp, applied as the outputs are stored
+  OutputStage stage;  // Conv2dParams::clamp and scale, applied as the outputs are stored
 };
 
-// One output element exactly as the reference computes it, before the clamp (used on the
-// borders).
+// One output element exactly as the reference computes it, before the output stage (used on
+// the borders).
 int32_t conv_point(const ConvGeometry& g, int64_t n, int64_t ic0, int64_t oc, int64_t h0,
                    int64_t kh_lo, int64_t kh_hi, int64_t ow) {
   const Conv2dParams& p = *g.p;
@@ -138,9 +139,10 @@ void conv_block(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int6
       bias = wasm_i32x4_splat(
           static_cast<const int32_t*>(g.bias->data)[(oc0 + b) * g.bias->strides[0]]);
     }
+    const OutputStage::Channel stage = g.stage.channel(oc0 + b);
     int32_t* yr = static_cast<int32_t*>(y.data) + n * y.strides[0] + (oc0 + b) * y.strides[1] +
                   oh * y.strides[2] + ow;
-    for (int v = 0; v < NV; ++v) store4(yr + 4 * v, g.clamp.vec(wasm_i32x4_add(acc[b][v], bias)));
+    for (int v = 0; v < NV; ++v) store4(yr + 4 * v, stage.vec(wasm_i32x4_add(acc[b][v], bias)));
   }
 }
 
@@ -158,7 +160,8 @@ void conv_row(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int64_
   auto point = [&](int64_t ow) {
     for (int b = 0; b < NB; ++b) {
       yd[n * y.strides[0] + (oc0 + b) * y.strides[1] + oh * y.strides[2] + ow] =
-          g.clamp.one(conv_point(g, n, grp * g.group_c, oc0 + b, h0, kh_lo, kh_hi, ow));
+          g.stage.channel(oc0 + b).one(
+              conv_point(g, n, grp * g.group_c, oc0 + b, h0, kh_lo, kh_hi, ow));
     }
   };
   int64_t ow = 0;
@@ -319,7 +322,7 @@ KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call) {
   // stride-1 layers meet conv2d_i32__wasm_winograd first, an entry of its own.)
   if (conv2d_depthwise_simd128(call)) return KernelStatus::kDone;
   const ConvGeometry g{&p, &x, &w, bias, &y, w.shape[1], w.shape[2], w.shape[3], x.shape[2],
-                       x.shape[3], OutputClamp(p.clamp)};
+                       x.shape[3], OutputStage(p.clamp, p.scale)};
   if (conv2d_gemm_simd128(call)) return KernelStatus::kDone;
   if (p.stride_w == 1) {
     conv_all<1>(g);

@@ -1,5 +1,6 @@
 // Small SIMD128 helpers shared by the wasm kernel sources (all compiled with -msimd128),
-// among them the CVM clamp rule in vector form (Clamp, round_shift, OutputClamp).
+// among them the CVM clamp rule in vector form (Clamp, round_shift, OutputClamp) and a conv2d's
+// fused output stage (OutputStage).
 #pragma once
 
 #include <wasm_simd128.h>
@@ -8,6 +9,7 @@
 #include <cstring>
 
 #include "params/elementwise.h"
+#include "params/nn.h"
 
 namespace cvm {
 namespace kernel {
@@ -81,6 +83,51 @@ class OutputClamp {
   bool on_;
   CvmClampParams p_;
   Clamp c_;
+};
+
+// What a conv2d kernel applies to its outputs (after the bias) just before it stores them:
+// Conv2dParams::clamp (OutputClamp), then Conv2dParams::scale when set: times the output
+// channel's multiplier with wrapping i32x4.mul (the low 32 bits of the product), then the
+// scale's clamp (OutputClamp again). Either may be null. channel(oc): the stage of output
+// channel oc, to keep in a local for that channel's stores (vec(), one()).
+class OutputStage {
+ public:
+  class Channel {
+   public:
+    v128_t vec(v128_t v) const {
+      v = clamp_.vec(v);
+      return scaled_ ? then_.vec(wasm_i32x4_mul(v, m_)) : v;
+    }
+    int32_t one(int32_t v) const {
+      v = clamp_.one(v);
+      if (!scaled_) return v;
+      const uint32_t prod = static_cast<uint32_t>(v) * static_cast<uint32_t>(m1_);
+      return then_.one(static_cast<int32_t>(prod));
+    }
+
+   private:
+    friend class OutputStage;
+    Channel(const OutputClamp& clamp, const OutputClamp& then, bool scaled, int32_t m)
+        : clamp_(clamp), then_(then), scaled_(scaled), m1_(m), m_(wasm_i32x4_splat(m)) {}
+    OutputClamp clamp_, then_;
+    bool scaled_;
+    int32_t m1_;
+    v128_t m_;
+  };
+
+  OutputStage() : OutputStage(nullptr, nullptr) {}
+  OutputStage(const CvmClampParams* clamp, const ChannelScale* scale)
+      : clamp_(clamp),
+        then_(scale != nullptr ? &scale->clamp : nullptr),
+        multiplier_(scale != nullptr ? scale->multiplier : nullptr) {}
+  Channel channel(int64_t oc) const {
+    const bool scaled = multiplier_ != nullptr;
+    return Channel(clamp_, then_, scaled, scaled ? multiplier_[oc] : 0);
+  }
+
+ private:
+  OutputClamp clamp_, then_;
+  const int32_t* multiplier_;
 };
 
 // Lane sum with two's-complement wrapping (lane order is irrelevant modulo 2^32).

@@ -30,7 +30,8 @@ KernelStatus reduce_max_i32__wasm_simd128(const KernelCall& call);  // ReducePar
 
 // ---- nn (nn_simd128.cc): int32, views and params of params/nn.h ----
 // conv2d (both entries) and dense apply Conv2dParams::clamp / DenseParams::clamp (when set) to
-// every output they store, on every path (KernelEntry::applies_clamp).
+// every output they store, on every path (KernelEntry::applies_clamp); both conv2d entries then
+// apply Conv2dParams::scale (when set) too (KernelEntry::applies_channel_scale).
 KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call);      // Conv2dParams; x, w[, bias]
 // 3x3 stride-1 conv2d by integer Winograd F(2x2, 3x3) (winograd_simd128.cc), an entry of its own
 // ahead of conv2d_i32__wasm_simd128: declines every other layer, and operand ranges beyond the
@@ -64,8 +65,8 @@ KernelStatus pad_b32__wasm_simd128(const KernelCall& call);
 // The depthwise path of conv2d (depthwise_simd128.cc), called by conv2d_i32__wasm_simd128 once
 // the call has passed its checks (non-empty output, unit inner strides): runs the call and
 // returns true when every group has one input and one output channel and the op layer lends
-// the scratch (its outputs clamped by Conv2dParams::clamp as they are stored); returns false,
-// having written nothing, otherwise.
+// the scratch (Conv2dParams::clamp and scale applied to its outputs as they are stored);
+// returns false, having written nothing, otherwise.
 bool conv2d_depthwise_simd128(const KernelCall& call);
 
 }  // namespace wasm

@@ -34,11 +34,12 @@ const KernelEntry kEntries[] = {
     // Winograd first for 3x3 layers (other nodes move it behind: winograd_f23.h's suits); it
     // declines all but stride 1. A separate wasm function, so V8 compiles and tiers up each path
     // on its own. All three int32 entries apply Conv2dParams::clamp / DenseParams::clamp as they
-    // store (the last field, applies_clamp).
+    // store (applies_clamp), and both conv2d entries Conv2dParams::scale after it (the last
+    // field, applies_channel_scale).
     {"conv2d_i32__wasm_winograd", "conv2d", E::kInt32, w::conv2d_i32__wasm_winograd, kCpuNone,
-     w::conv2d_i32__wasm_winograd_prepack, winograd_f23::suits, true},
+     w::conv2d_i32__wasm_winograd_prepack, winograd_f23::suits, true, true},
     {"conv2d_i32__wasm_simd128", "conv2d", E::kInt32, w::conv2d_i32__wasm_simd128, kCpuNone,
-     w::conv2d_i32__wasm_simd128_prepack, nullptr, true},
+     w::conv2d_i32__wasm_simd128_prepack, nullptr, true, true},
     {"dense_i32__wasm_simd128", "dense", E::kInt32, w::dense_i32__wasm_simd128, kCpuNone,
      w::dense_i32__wasm_simd128_prepack, nullptr, true},
     {"max_pool2d_i32__wasm_simd128", "max_pool2d", E::kInt32, w::max_pool2d_i32__wasm_simd128,

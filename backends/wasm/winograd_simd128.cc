@@ -8,8 +8,8 @@
 // Tiles are the 2x2 output blocks, flattened over (tile row, tile column); a strip is 8 of them,
 // so no lanes are lost at row ends. Per strip and block the 16 micro-GEMMs leave M[16][4][8] in
 // registers and a small buffer, and the output transform writes the 4 channels' 8 tiles, each
-// vector plus the bias and clamped (Conv2dParams::clamp, OutputClamp in simd128.h) before it is
-// stored.
+// vector plus the bias, then through the fused output stage (Conv2dParams::clamp and scale,
+// OutputStage in simd128.h) before it is stored.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -39,7 +39,7 @@ struct Run {
   const int32_t* a;
   const int32_t* xp;  // X: [channel pairs][xh][xw]
   int32_t* v;         // V of a group of strips: [strips][16][cpairs][8]
-  OutputClamp clamp;  // Conv2dParams::clamp, applied as the outputs are stored
+  OutputStage stage;  // Conv2dParams::clamp and scale, applied as the outputs are stored
 };
 
 // The 16 V vectors of 4 tiles starting at tile p0, channel pair plane x (tiles past the last
@@ -82,15 +82,16 @@ void input_strip(const Run& m, idx st, int32_t* dst) {
   }
 }
 
-// y of 4 tiles from p0 for output channel oc of image n: clamp(A^T M A / 4 + bias), M[t] in
-// mq[t].
+// y of 4 tiles from p0 for output channel oc of image n: the output stage of A^T M A / 4 + bias
+// (the clamp, then the channel's scale), M[t] in mq[t].
 void output_quad(const Run& m, idx n, idx oc, idx p0, const v128_t* mq, int32_t bias) {
   v128_t y4[4];
   wf::output_transform(
       mq, y4, [](v128_t p, v128_t q) { return wasm_i32x4_add(p, q); },
       [](v128_t p, v128_t q) { return wasm_i32x4_sub(p, q); });
   const v128_t b = wasm_i32x4_splat(bias);
-  auto finish = [&](v128_t s4) { return m.clamp.vec(wasm_i32x4_add(wasm_i32x4_shr(s4, 2), b)); };
+  const OutputStage::Channel stage = m.stage.channel(oc);
+  auto finish = [&](v128_t s4) { return stage.vec(wasm_i32x4_add(wasm_i32x4_shr(s4, 2), b)); };
   const v128_t y00 = finish(y4[0]), y01 = finish(y4[1]), y10 = finish(y4[2]), y11 = finish(y4[3]);
   const TensorView& y = *m.y;
   const idx ys2 = static_cast<idx>(y.strides[2]);
@@ -170,7 +171,7 @@ bool winograd(const KernelCall& call) {
   m.plane = m.g.xh * m.g.xw;
   m.y = &y;
   m.bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
-  m.clamp = OutputClamp(p.clamp);
+  m.stage = OutputStage(p.clamp, p.scale);
   constexpr int64_t kMaxLanes = int64_t{1} << 28;
   if (wf::a_lanes(m.s) > kMaxLanes || static_cast<int64_t>(m.plane) * m.s.cpairs > kMaxLanes ||
       int64_t{16} * m.s.cpairs * 8 > kMaxLanes / 64) {

@@ -207,21 +207,14 @@ TEST_CASE("fused clamp: conv2d entries that apply the channel scale equal the re
       {2, 8, 13, 17, 20, 3, 2, 1, 1, 1, false},   // 3x3 stride 2
       {1, 27, 13, 11, 21, 1, 2, 0, 1, 1, true},   // 1x1 stride 2, odd sizes
       {1, 24, 9, 30, 24, 3, 2, 1, 1, 24, true},   // depthwise
-      {1, 8, 7, 7, 8, 3, 1, 1, 1, 2, false},      // grouped, few outputs a group
+      {1, 8, 7, 7, 8, 3, 1, 1, 1, 2, false},      // grouped
+      {1, 6, 9, 11, 6, 3, 1, 1, 1, 3, true},      // 2 outputs a group: int32 lanes, direct paths
   };
   const CvmClampParams first = {9, -2047, 2047};
   const CvmClampParams thens[] = {{4, -127, 127}, {0, 0, 127}, {32, -1, 1}};
-  uint64_t seed = 900;
-  for (const ConvCase& v : cases) {
-    INFO(describe(v));
+  // One case: every entry against the reference stage, for each second clamp.
+  auto check = [&](const ConvCase& v, const std::vector<NDArray>& in, const int32_t* m) {
     const Shape ys = output_shape(v);
-    std::vector<NDArray> in = {random_in({v.n, v.c, v.h, v.w}, -127, 127, ++seed),
-                               random_in({v.oc, v.c / v.groups, v.k, v.k}, -127, 127, ++seed)};
-    if (v.bias) in.push_back(random_in({v.oc}, -50000, 50000, ++seed));
-    // Multipliers of both signs, and one that wraps a product.
-    NDArray mult = random_in({v.oc}, -300, 300, ++seed);
-    static_cast<int32_t*>(mult.mutable_data())[0] = 1 << 30;
-    const auto* m = static_cast<const int32_t*>(mult.data());
     for (const CvmClampParams& then : thens) {
       INFO("then shift " << then.shift << " [" << then.lo << ", " << then.hi << "]");
       kernel::Conv2dParams p{v.stride, v.stride, v.pad, v.pad, v.dilation, v.dilation,
@@ -234,7 +227,7 @@ TEST_CASE("fused clamp: conv2d entries that apply the channel scale equal the re
       }
       NDArray want = NDArray::zeros(ys, DataType::Int(32));
       REQUIRE(call_kernel(reference(then.shift > 0 ? "cvm_right_shift" : "clip"), {scaled}, want,
-                   &then) == KernelStatus::kDone);
+                          &then) == KernelStatus::kDone);
       const kernel::ChannelScale scale{m, then};
       at_thread_counts([&] {
         for (const kernel::KernelEntry* e : entries) {
@@ -245,6 +238,21 @@ TEST_CASE("fused clamp: conv2d entries that apply the channel scale equal the re
           check_entry(*e, in, &p, want);
         }
       });
+    }
+  };
+  uint64_t seed = 900;
+  for (const ConvCase& v : cases) {
+    INFO(describe(v));
+    // int8 inputs (the narrow paths), then inputs only the int32 paths take.
+    for (int32_t range : {127, 40000}) {
+      INFO("range " << range);
+      std::vector<NDArray> in = {random_in({v.n, v.c, v.h, v.w}, -range, range, ++seed),
+                                 random_in({v.oc, v.c / v.groups, v.k, v.k}, -127, 127, ++seed)};
+      if (v.bias) in.push_back(random_in({v.oc}, -50000, 50000, ++seed));
+      // Multipliers of both signs, and one that wraps a product.
+      NDArray mult = random_in({v.oc}, -300, 300, ++seed);
+      static_cast<int32_t*>(mult.mutable_data())[0] = 1 << 30;
+      check(v, in, static_cast<const int32_t*>(mult.data()));
     }
   }
 }
