@@ -274,16 +274,17 @@ bool conv2d_depthwise_simd128(const KernelCall& call) {
     return false;
   }
   const int64_t elems = rows * pitch + row_len;
-  auto* buf = static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, elems * 4));
+  // Planes of (image, channel) pairs split over threads, each task with a buffer of its own.
+  const int64_t planes = y.shape[0] * channels;
+  const int64_t tasks = task_count(call, planes, out_h * out_w * kh_n * kw_n);
+  auto* buf = static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, tasks * elems * 4));
   if (buf == nullptr) return false;
-  std::memset(buf, 0, static_cast<size_t>(elems) * sizeof(int32_t));
+  std::memset(buf, 0, static_cast<size_t>(tasks * elems) * sizeof(int32_t));
   pk.phase = static_cast<ptrdiff_t>(phase);
   pk.pitch = static_cast<ptrdiff_t>(pitch);
   pk.rows = static_cast<ptrdiff_t>(rows);
   pk.data_rows =
       static_cast<ptrdiff_t>(std::min(x.shape[2], std::max<int64_t>(0, read_rows - p.pad_h)));
-  pk.buf = buf;
-  pk.row = buf + rows * pitch;
   for (int64_t kw = 0; kw < kw_n; ++kw) {
     const int64_t c = kw * p.dilation_w;
     pk.off[kw] = static_cast<ptrdiff_t>(c % p.stride_w * phase + c / p.stride_w);
@@ -291,8 +292,12 @@ bool conv2d_depthwise_simd128(const KernelCall& call) {
   const auto* xd = static_cast<const int32_t*>(x.data);
   const auto* wd = static_cast<const int32_t*>(w.data);
   auto* yd = static_cast<int32_t*>(y.data);
-  for (int64_t n = 0; n < y.shape[0]; ++n) {
-    for (int64_t ch = 0; ch < channels; ++ch) {
+  parallel_tasks(call, planes, tasks, [&](int64_t task, int64_t begin, int64_t end) {
+    Packed own = pk;
+    own.buf = buf + task * elems;
+    own.row = own.buf + rows * pitch;
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const int64_t n = plane / channels, ch = plane % channels;
       const int32_t* xc = xd + n * x.strides[0] + ch * x.strides[1];
       const int32_t* wc = wd + ch * w.strides[0];
       bool narrow = true;
@@ -303,20 +308,20 @@ bool conv2d_depthwise_simd128(const KernelCall& call) {
         }
       }
       const ptrdiff_t xs = static_cast<ptrdiff_t>(x.strides[2]);
-      narrow = narrow && pack_plane<Pairs>(pk, xc, xs);
+      narrow = narrow && pack_plane<Pairs>(own, xc, xs);
       const int32_t b =
           bias == nullptr ? 0 : static_cast<const int32_t*>(bias->data)[ch * bias->strides[0]];
       int32_t* yc = yd + n * y.strides[0] + ch * y.strides[1];
       if (narrow) {
-        dw_channel<Pairs>(pk, p, ch, wc, w.strides[2], w.strides[3], kh_n, kw_n, b, yc,
+        dw_channel<Pairs>(own, p, ch, wc, w.strides[2], w.strides[3], kh_n, kw_n, b, yc,
                           y.strides[2], out_h, out_w);
       } else {
-        pack_plane<Words>(pk, xc, xs);
-        dw_channel<Words>(pk, p, ch, wc, w.strides[2], w.strides[3], kh_n, kw_n, b, yc,
+        pack_plane<Words>(own, xc, xs);
+        dw_channel<Words>(own, p, ch, wc, w.strides[2], w.strides[3], kh_n, kw_n, b, yc,
                           y.strides[2], out_h, out_w);
       }
     }
-  }
+  });
   return true;
 }
 

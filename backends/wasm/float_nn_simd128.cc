@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "params/nn.h"
+#include "simd128.h"
 #include "wasm_kernels.h"
 
 namespace cvm {
@@ -33,37 +34,6 @@ int64_t numel_of(const TensorView& v) {
 void* scratch_of(const Scratch* s, int64_t bytes) {
   if (s == nullptr || s->acquire == nullptr || bytes <= 0) return nullptr;
   return s->acquire(s->ctx, bytes);
-}
-
-// Runs fn(begin, end) over [0, items), split over the call's ParallelFor into contiguous ranges
-// when there is enough work; items are independent outputs, so the split never shows.
-template <typename Fn>
-void parallel_items(const KernelCall& call, int64_t items, int64_t work_per_item, Fn&& fn) {
-  if (items <= 0) return;
-  const ParallelFor* pf = call.parallel;
-  int64_t tasks = 1;
-  if (pf != nullptr && pf->num_threads > 1) {
-    const int64_t per_task = max64(1, pf->min_task_work);
-    const int64_t work =
-        items > INT64_MAX / max64(1, work_per_item) ? INT64_MAX : items * max64(1, work_per_item);
-    tasks = min64(min64(items, pf->num_threads), work / per_task);
-  }
-  if (tasks < 2) {
-    fn(int64_t{0}, items);
-    return;
-  }
-  struct Ctx {
-    Fn* fn;
-    int64_t items, tasks;
-  } ctx{&fn, items, tasks};
-  pf->run(
-      pf->ctx, tasks,
-      [](void* user, int64_t begin, int64_t end) {
-        const Ctx& c = *static_cast<const Ctx*>(user);
-        const int64_t q = c.items / c.tasks, r = c.items % c.tasks;
-        (*c.fn)(q * begin + min64(begin, r), q * end + min64(end, r));
-      },
-      &ctx);
 }
 
 // Four float32 lanes; masks are all-ones/all-zeros lanes.

@@ -269,9 +269,10 @@ void conv_strip(const ConvRun& m, idx n, idx grp, idx blk, idx s0, idx t, idx k0
 // the group: the strip's chunk of B (kc * 32 bytes) stays in L1 while the blocks' chunks of A
 // (blocks * kc * 16 bytes, sized to stay in L2) stream past it. (Blocks outer, strips inner, i.e. B
 // streaming from L2 instead, measured 25% slower.) Partial sums of a tile wait in m.c between
-// chunks.
+// chunks. With threads, each takes a range of the blocks (its own output channels and partial
+// sums) and keeps that order within it.
 template <int S>
-void conv_run(const ConvRun& m) {
+void conv_run(const KernelCall& call, const ConvRun& m) {
   const idx strips = (m.npix + 7) / 8;
   for (idx n = 0; n < static_cast<idx>(m.y->shape[0]); ++n) {
     for (idx grp = 0; grp < m.s.groups; ++grp) {
@@ -282,12 +283,14 @@ void conv_run(const ConvRun& m) {
         for (idx k0 = 0; k0 < m.s.kp; k0 += m.kc) {
           const idx kn = std::min(m.kc, m.s.kp - k0);
           const bool first = k0 == 0, last = k0 + kn == m.s.kp;
-          for (idx t = 0; t < ns; ++t) {
-            for (idx blk = 0; blk < m.s.blocks; ++blk) {
-              conv_strip(m, n, grp, blk, s0, t, k0, kn, m.c + (t * m.s.blocks + blk) * 8, first,
-                         last);
+          parallel_items(call, m.s.blocks, ns * kn * 64, [&](idx b0, idx b1) {
+            for (idx t = 0; t < ns; ++t) {
+              for (idx blk = b0; blk < b1; ++blk) {
+                conv_strip(m, n, grp, blk, s0, t, k0, kn, m.c + (t * m.s.blocks + blk) * 8,
+                           first, last);
+              }
             }
-          }
+          });
         }
       }
     }
@@ -390,11 +393,11 @@ bool conv2d_gemm_simd128(const KernelCall& call) {
   if (packed == nullptr && !pack_conv_a(m.s, w, a)) return false;
   m.a = packed != nullptr ? packed : a;
   if (m.sw == 1) {
-    conv_run<1>(m);
+    conv_run<1>(call, m);
   } else if (m.sw == 2) {
-    conv_run<2>(m);
+    conv_run<2>(call, m);
   } else {
-    conv_run<0>(m);
+    conv_run<0>(call, m);
   }
   return true;
 }

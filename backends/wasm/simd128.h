@@ -155,6 +155,54 @@ inline v128_t interleave_low16(v128_t a, v128_t b) {
   return wasm_i8x16_shuffle(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
 }
 
+// How many tasks parallel_tasks splits `items` into: at most the call's threads and items, and
+// no task under the ParallelFor's min_task_work (work_per_item element operations an item); 1
+// without a ParallelFor (a module without pthreads has none).
+inline int64_t task_count(const KernelCall& call, int64_t items, int64_t work_per_item) {
+  const ParallelFor* pf = call.parallel;
+  if (items <= 0 || pf == nullptr || pf->num_threads < 2) return 1;
+  const int64_t per_item = work_per_item < 1 ? 1 : work_per_item;
+  const int64_t per_task = pf->min_task_work < 1 ? 1 : pf->min_task_work;
+  const int64_t work = items > INT64_MAX / per_item ? INT64_MAX : items * per_item;
+  int64_t tasks = items < pf->num_threads ? items : pf->num_threads;
+  if (work / per_task < tasks) tasks = work / per_task;
+  return tasks < 1 ? 1 : tasks;
+}
+
+// Runs fn(task, begin, end) for task in [0, tasks) over contiguous ranges of [0, items), the
+// tasks spread over the call's threads (tasks = task_count(...)): task i may use resources of
+// its own (a scratch slice i). Items must be independent (each writes outputs of its own,
+// computed whole), so the split never shows in the bits.
+template <typename Fn>
+void parallel_tasks(const KernelCall& call, int64_t items, int64_t tasks, Fn&& fn) {
+  if (items <= 0) return;
+  if (tasks < 2) {
+    fn(int64_t{0}, int64_t{0}, items);
+    return;
+  }
+  struct Ctx {
+    Fn* fn;
+    int64_t items, tasks;
+  } ctx{&fn, items, tasks};
+  call.parallel->run(
+      call.parallel->ctx, tasks,
+      [](void* user, int64_t begin, int64_t end) {
+        const Ctx& c = *static_cast<const Ctx*>(user);
+        const int64_t q = c.items / c.tasks, r = c.items % c.tasks;
+        for (int64_t t = begin; t < end; ++t) {
+          (*c.fn)(t, q * t + (t < r ? t : r), q * (t + 1) + (t + 1 < r ? t + 1 : r));
+        }
+      },
+      &ctx);
+}
+
+// fn(begin, end) over [0, items) in parallel_tasks' ranges.
+template <typename Fn>
+void parallel_items(const KernelCall& call, int64_t items, int64_t work_per_item, Fn&& fn) {
+  parallel_tasks(call, items, task_count(call, items, work_per_item),
+                 [&](int64_t, int64_t begin, int64_t end) { fn(begin, end); });
+}
+
 }  // namespace wasm
 }  // namespace kernel
 }  // namespace cvm

@@ -119,40 +119,46 @@ void output_quad(const Run& m, idx n, idx oc, idx p0, const v128_t* mq, int32_t 
   }
 }
 
-void run(const Run& m, idx n, idx group_strips) {
+// Block blk (4 output channels) of image n over the ng strips from g0, whose V is at m.v.
+void run_block(const Run& m, idx n, idx g0, idx ng, idx blk) {
+  const idx vs = 16 * m.s.cpairs * 8;  // lanes of one strip's V
+  const int32_t* ab = m.a + blk * m.s.cpairs * 4;
+  const idx rows = std::min<idx>(4, m.s.out_c - blk * 4);
+  for (idx k = 0; k < ng; ++k) {
+    v128_t mb[4][2][16];  // [channel][tile quad][position]
+    for (int t = 0; t < 16; ++t) {
+      v128_t acc[4][2];
+      micro<4, 2, 4>(ab + t * m.s.blocks * m.s.cpairs * 4, m.v + k * vs + t * m.s.cpairs * 8,
+                     m.s.cpairs, nullptr, acc);
+      for (int i = 0; i < 4; ++i) {
+        mb[i][0][t] = acc[i][0];
+        mb[i][1][t] = acc[i][1];
+      }
+    }
+    for (idx i = 0; i < rows; ++i) {
+      const idx oc = blk * 4 + i;
+      const int32_t b = m.bias == nullptr ? 0
+                                          : static_cast<const int32_t*>(m.bias->data)
+                                                [oc * static_cast<idx>(m.bias->strides[0])];
+      for (int q = 0; q < 2; ++q) {
+        const idx p0 = (g0 + k) * 8 + 4 * q;
+        if (p0 < m.g.tiles) output_quad(m, n, oc, p0, mb[i][q], b);
+      }
+    }
+  }
+}
+
+void run(const KernelCall& call, const Run& m, idx n, idx group_strips) {
   const idx strips = (m.g.tiles + 7) / 8;
   const idx vs = 16 * m.s.cpairs * 8;  // lanes of one strip's V
   for (idx g0 = 0; g0 < strips; g0 += group_strips) {
     const idx ng = std::min(group_strips, strips - g0);
     for (idx k = 0; k < ng; ++k) input_strip(m, g0 + k, m.v + k * vs);
-    // Blocks outer: a block's A (16 * cpairs * 16 bytes) stays in cache across the strips.
-    for (idx blk = 0; blk < m.s.blocks; ++blk) {
-      const int32_t* ab = m.a + blk * m.s.cpairs * 4;
-      const idx rows = std::min<idx>(4, m.s.out_c - blk * 4);
-      for (idx k = 0; k < ng; ++k) {
-        v128_t mb[4][2][16];  // [channel][tile quad][position]
-        for (int t = 0; t < 16; ++t) {
-          v128_t acc[4][2];
-          micro<4, 2, 4>(ab + t * m.s.blocks * m.s.cpairs * 4, m.v + k * vs + t * m.s.cpairs * 8,
-                         m.s.cpairs, nullptr, acc);
-          for (int i = 0; i < 4; ++i) {
-            mb[i][0][t] = acc[i][0];
-            mb[i][1][t] = acc[i][1];
-          }
-        }
-        for (idx i = 0; i < rows; ++i) {
-          const idx oc = blk * 4 + i;
-          const int32_t b =
-              m.bias == nullptr ? 0
-                                : static_cast<const int32_t*>(m.bias->data)
-                                      [oc * static_cast<idx>(m.bias->strides[0])];
-          for (int q = 0; q < 2; ++q) {
-            const idx p0 = (g0 + k) * 8 + 4 * q;
-            if (p0 < m.g.tiles) output_quad(m, n, oc, p0, mb[i][q], b);
-          }
-        }
-      }
-    }
+    // Blocks outer: a block's A (16 * cpairs * 16 bytes) stays in cache across the strips. Each
+    // block writes its own 4 output channels, so the blocks split over threads.
+    parallel_items(call, m.s.blocks, int64_t{16} * ng * m.s.cpairs * 64, [&](idx b0, idx b1) {
+      for (idx blk = b0; blk < b1; ++blk) run_block(m, n, g0, ng, blk);
+    });
   }
 }
 
@@ -204,7 +210,7 @@ bool winograd(const KernelCall& call) {
   for (idx n = 0; n < static_cast<idx>(y.shape[0]); ++n) {
     pack_channel_pairs(x, n, 0, m.s.in_c, static_cast<idx>(p.pad_h), static_cast<idx>(p.pad_w),
                        m.g.xh, m.g.xw, xp);
-    run(m, n, group_strips);
+    run(call, m, n, group_strips);
   }
   return true;
 }

@@ -2,6 +2,7 @@
 //
 //   node bench/ort/model_bench.mjs ort INDEX.jsonl [--quick] [--check DIR]
 //   node bench/ort/model_bench.mjs cvmrt LIST.jsonl [--quick] [--no-plain]
+//   node bench/ort/model_bench.mjs threads LIST.jsonl DIR [--quick]
 //
 // ort: INDEX.jsonl is make_qdq_models.py's index ({name, model, input, shape, npy}). Each model
 // runs under onnxruntime-node (CPU EP, graphOptimizationLevel 'all', intraOpNumThreads 1 and 2,
@@ -18,6 +19,10 @@
 // model and variant: {side: "cvmrt-wasm", variant, name, ms, min, runs, sha256} where sha256
 // hashes the bytes of every output in model.outputs order (what the native side hashes from
 // `cvmrt run -o`).
+// threads: the wasm threads experiment. DIR holds cvmrt-simd.{mjs,wasm} built with -pthread
+// (scripts/build-wasm-threads.sh); each model of LIST runs in it with CVMSetNumThreads 1 and 2,
+// next to the package's single-thread simd build: {side: "cvmrt-wasm-threads", build:
+// "pthread" | "single", threads, name, ms, min, runs, sha256}.
 // Medians of wall-clock times after warm-up runs; about 1.5 s of timed runs per row (0.3 s with
 // --quick), at least 5 runs (3 with --quick, or when one run takes over 0.5 s: then one warm-up).
 import { createHash } from 'node:crypto';
@@ -32,9 +37,10 @@ const [mode, list, ...rest] = process.argv.slice(2);
 const quick = rest.includes('--quick');
 const checkAt = rest.indexOf('--check');
 const checkDir = checkAt >= 0 ? rest[checkAt + 1] : null;
-if (!['ort', 'cvmrt'].includes(mode) || !list) {
+if (!['ort', 'cvmrt', 'threads'].includes(mode) || !list || (mode === 'threads' && !rest[0])) {
   console.error('usage: node bench/ort/model_bench.mjs ort INDEX.jsonl [--quick] [--check DIR]\n' +
-    '       node bench/ort/model_bench.mjs cvmrt LIST.jsonl [--quick]');
+    '       node bench/ort/model_bench.mjs cvmrt LIST.jsonl [--quick]\n' +
+    '       node bench/ort/model_bench.mjs threads LIST.jsonl DIR [--quick]');
   process.exit(2);
 }
 const budgetMs = quick ? 300 : 1500;
@@ -160,34 +166,65 @@ async function benchOrt() {
   }
 }
 
+const dist = process.env.CVMRT_JS_DIST || join(here, '..', '..', 'js', 'dist');
+
+// Times model entry m in `cvm` (a package instance); the timing and the outputs' sha256.
+async function timeModel(cvm, m) {
+  const model = m.model
+    ? cvm.loadModel(new Uint8Array(readFileSync(m.model)))
+    : cvm.loadModel({ json: readFileSync(m.json, 'utf8'), params: readFileSync(m.params) });
+  const x = readNpy(m.npy).data;
+  const once = () => {
+    const outs = model.run({ [model.inputs[0].name]: x });
+    const bytes = model.outputs.map((o) => outs[o.key].toBytes());
+    Object.values(outs).forEach((o) => o.dispose());
+    return bytes;
+  };
+  const hash = createHash('sha256');
+  for (const b of once()) hash.update(b);
+  const sha256 = hash.digest('hex');
+  const t = await median(once);
+  model.dispose();
+  return { ...t, sha256 };
+}
+
 async function benchCvmrt() {
-  const dist = process.env.CVMRT_JS_DIST || join(here, '..', '..', 'js', 'dist');
   const { init } = await import(pathToFileURL(join(dist, 'index.mjs')).href);
   const variants = rest.includes('--no-plain') ? ['simd'] : ['simd', 'plain'];
   for (const variant of variants) {
     const cvm = await init({ variant });
     for (const m of entries) {
-      const model = m.model
-        ? cvm.loadModel(new Uint8Array(readFileSync(m.model)))
-        : cvm.loadModel({ json: readFileSync(m.json, 'utf8'), params: readFileSync(m.params) });
-      const x = readNpy(m.npy).data;
-      const once = () => {
-        const outs = model.run({ [model.inputs[0].name]: x });
-        const bytes = model.outputs.map((o) => outs[o.key].toBytes());
-        Object.values(outs).forEach((o) => o.dispose());
-        return bytes;
-      };
-      const hash = createHash('sha256');
-      for (const b of once()) hash.update(b);
-      const sha256 = hash.digest('hex');
-      const t = await median(once);
+      const t = await timeModel(cvm, m);
       console.log(JSON.stringify({
-        side: 'cvmrt-wasm', variant, backend: cvm.info().backend, name: m.name, ...t, sha256,
+        side: 'cvmrt-wasm', variant, backend: cvm.info().backend, name: m.name, ...t,
       }));
-      model.dispose();
     }
   }
 }
 
+// The -pthread build in rest[0] at 1 and 2 threads, through the package's own classes (the
+// package itself loads only its two single-thread builds), and the shipped simd build.
+async function benchThreads() {
+  const dir = rest[0];
+  const { init } = await import(pathToFileURL(join(dist, 'index.mjs')).href);
+  const { Cvm } = await import(pathToFileURL(join(dist, 'cvm.mjs')).href);
+  const { Native } = await import(pathToFileURL(join(dist, 'native.mjs')).href);
+  const factory = (await import(pathToFileURL(join(dir, 'cvmrt-simd.mjs')).href)).default;
+  const mod = await factory({ wasmBinary: new Uint8Array(readFileSync(join(dir, 'cvmrt-simd.wasm'))) });
+  const threaded = new Cvm(new Native(mod, 'simd'));
+  const single = await init({ variant: 'simd' });
+  for (const m of entries) {
+    const t = await timeModel(single, m);
+    console.log(JSON.stringify({ side: 'cvmrt-wasm-threads', build: 'single', threads: 1, name: m.name, ...t }));
+    for (const threads of [1, 2]) {
+      if (mod._CVMSetNumThreads(threads) !== 0) throw new Error(`CVMSetNumThreads(${threads}) failed`);
+      const tt = await timeModel(threaded, m);
+      console.log(JSON.stringify({ side: 'cvmrt-wasm-threads', build: 'pthread', threads, name: m.name, ...tt }));
+    }
+  }
+  process.exit(0);  // the pthread pool's workers would keep node alive
+}
+
 if (mode === 'ort') await benchOrt();
+else if (mode === 'threads') await benchThreads();
 else await benchCvmrt();
