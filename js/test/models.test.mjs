@@ -119,13 +119,25 @@ test('models: kernelPlan() shows each node\'s kernel chain and what ran', async 
       const after = model.kernelPlan();
       assert.equal(after.nodes.find((n) => n.op === 'conv2d').chains[0].lastRan,
         chain.entries[0]);
-      // LeNet's clamps after each conv2d / dense run as one pass: the first computes the rest.
+      // LeNet's clamps after each conv2d / dense run as one pass (the run's first node; the
+      // others name it), which the layer's kernel applies as it stores (both variants' conv2d
+      // and dense kernels do: then the pass names the layer). Every fused node leads, in at
+      // most two steps, to a node that ran itself.
       const fused = after.nodes.filter((n) => n.fusedInto !== '');
       assert.ok(fused.length >= 4, `${fused.length} fused nodes`);
+      const byName = new Map(after.nodes.map((n) => [n.node, n]));
+      const computedBy = (n) => {
+        let m = n;
+        for (let hop = 0; hop < 2 && m && m.fusedInto !== ''; ++hop) m = byName.get(m.fusedInto);
+        return m;
+      };
       for (const node of fused) {
-        assert.ok(['cvm_clip', 'clip', 'relu'].includes(node.op), node.op);
-        assert.ok(after.nodes.some((m) => m.node === node.fusedInto && m.fusedInto === ''));
+        assert.ok(['cvm_right_shift', 'cvm_clip', 'clip', 'relu'].includes(node.op), node.op);
+        assert.equal(computedBy(node)?.fusedInto, '', node.node);
       }
+      const shifts = fused.filter((n) => n.op === 'cvm_right_shift');
+      assert.ok(shifts.length >= 1, 'a conv2d / dense kernel applied its shift');
+      for (const n of shifts) assert.ok(['conv2d', 'dense'].includes(byName.get(n.fusedInto).op));
       cvm.setBackend('scalar');
       try {
         const scalar = model.kernelPlan();
