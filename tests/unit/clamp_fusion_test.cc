@@ -155,11 +155,28 @@ std::string ran(const Session& s, const std::string& node) {
   return "";
 }
 
-// Whether the table entry named `entry` applies a fused clamp (KernelEntry::applies_clamp).
-bool applies_clamp(const std::string& entry) {
+using Flag = bool cvm::kernel::KernelEntry::*;
+
+// Whether the table entry named `entry` has `flag` (KernelEntry::applies_clamp, or
+// applies_channel_scale).
+bool entry_has(const std::string& entry, Flag flag) {
   for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
     for (size_t i = 0; i < b->count; ++i) {
-      if (entry == b->entries[i].name) return b->entries[i].applies_clamp;
+      if (entry == b->entries[i].name) return b->entries[i].*flag;
+    }
+  }
+  return false;
+}
+
+bool applies_clamp(const std::string& entry) {
+  return entry_has(entry, &cvm::kernel::KernelEntry::applies_clamp);
+}
+
+// Whether some entry with `flag` can run here (its backend usable, not capped by CVMRT_ISA).
+bool usable_entry_has(Flag flag) {
+  for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
+    for (size_t i = 0; i < b->count; ++i) {
+      if (b->entries[i].*flag && cvm::entry_usable(*b, b->entries[i])) return true;
     }
   }
   return false;
@@ -253,14 +270,7 @@ TEST_CASE("clamp fusion: a conv2d or dense kernel applies the clamp as it stores
     }
   }
   // Where an entry that applies the clamp can run, it takes most of these heads.
-  bool can_apply = false;
-  for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
-    for (size_t i = 0; i < b->count; ++i) {
-      const cvm::kernel::KernelEntry& e = b->entries[i];
-      can_apply = can_apply || (e.applies_clamp && cvm::entry_usable(*b, e));
-    }
-  }
-  if (can_apply) CHECK(applied >= 8);
+  if (usable_entry_has(&cvm::kernel::KernelEntry::applies_clamp)) CHECK(applied >= 8);
 }
 
 TEST_CASE("clamp fusion: a single clamp after a dense is applied by the dense's kernel",
@@ -307,12 +317,7 @@ TEST_CASE("clamp fusion: a per-channel multiply and the clamps after it join a c
       s.set_input("data", model_input(*model, 9));
       s.run();
       const std::string entry = ran(s, "conv");
-      bool scales = false;
-      for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
-        for (size_t i = 0; i < b->count; ++i) {
-          if (entry == b->entries[i].name) scales = b->entries[i].applies_channel_scale;
-        }
-      }
+      const bool scales = entry_has(entry, &cvm::kernel::KernelEntry::applies_channel_scale);
       const auto into = fused_into(s);
       CHECK(into.at("shift") == (applies_clamp(entry) ? "conv" : ""));
       CHECK(into.at("align_mul") == (scales ? "conv" : ""));
@@ -320,14 +325,7 @@ TEST_CASE("clamp fusion: a per-channel multiply and the clamps after it join a c
       applied += scales ? 1 : 0;
     }
   }
-  bool can_scale = false;
-  for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
-    for (size_t i = 0; i < b->count; ++i) {
-      const cvm::kernel::KernelEntry& e = b->entries[i];
-      can_scale = can_scale || (e.applies_channel_scale && cvm::entry_usable(*b, e));
-    }
-  }
-  if (can_scale) CHECK(applied >= 4);
+  if (usable_entry_has(&cvm::kernel::KernelEntry::applies_channel_scale)) CHECK(applied >= 4);
 }
 
 TEST_CASE("clamp fusion: multiplies that do not join the run", "[graph][fusion]") {

@@ -18,10 +18,6 @@ bool same_or_apart(const Graph& g, const MemoryPlan& plan, uint32_t a, uint32_t 
   return a_at == b_at || a_end <= b_at || b_end <= a_at;
 }
 
-}  // namespace
-
-namespace {
-
 // A run of int32 clamps from entry `from` at order[k] on (output_stage.h's rules): its nodes,
 // the combined clamp and its last output; k is left at the first node after it.
 struct Run {

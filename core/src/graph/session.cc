@@ -150,33 +150,42 @@ void Session::State::bind(Step& step, const ChainPolicy& policy) {
 }
 
 // Marks the steps of every fusable clamp run: its first node runs the combined clamp (the
-// cvm_right_shift kernel, or clip without a shift) from the conv2d / dense output into the
-// run's last output; the others are skipped.
+// cvm_right_shift kernel, or clip without a shift) from the head's output into the run's last
+// output; the others are skipped.
 void Session::State::fuse_clamps(const ChainPolicy& policy) {
   const Graph& g = m->graph;
   std::vector<size_t> step_of(g.nodes.size(), 0);
   for (size_t i = 0; i < steps.size(); ++i) step_of[steps[i].nid] = i;
-  for (const graph::ClampFusion& f : graph::find_clamp_fusions(g, m->plan)) {
-    Step& first = steps[step_of[f.first]];
-    first.fused_pass = true;
-    first.clamp = f.clamp;
-    first.fused_in = entries[f.in];
-    first.outputs = {entries[f.out]};
-    const char* kernel_op = f.clamp.shift > 0 ? "cvm_right_shift" : "clip";
-    first.clamp_chain = resolve_chain(policy, {kernel_op, kernel::ElemType::kInt32}, device);
-    first.fused_note = "one " + std::string(kernel_op) + " pass for " + g.nodes[f.first].name;
-    for (uint32_t nid : f.rest) {
-      steps[step_of[nid]].fused_into = g.nodes[f.first].name;
-      first.fused_note += ", " + g.nodes[nid].name;
+  // Makes the step of node first_nid the pass that computes a run (that node, then `rest`)
+  // with `clamp`, from entry `in` into entry `out`; the rest name it and compute nothing.
+  auto mark_pass = [&](uint32_t first_nid, const std::vector<uint32_t>& rest,
+                       const kernel::CvmClampParams& clamp, uint32_t in, uint32_t out) -> Step& {
+    Step& pass = steps[step_of[first_nid]];
+    pass.fused_pass = true;
+    pass.clamp = clamp;
+    pass.fused_in = entries[in];
+    pass.outputs = {entries[out]};
+    const char* kernel_op = clamp.shift > 0 ? "cvm_right_shift" : "clip";
+    pass.clamp_chain = resolve_chain(policy, {kernel_op, kernel::ElemType::kInt32}, device);
+    pass.fused_note = "one " + std::string(kernel_op) + " pass for " + g.nodes[first_nid].name;
+    for (uint32_t nid : rest) {
+      steps[step_of[nid]].fused_into = g.nodes[first_nid].name;
+      pass.fused_note += ", " + g.nodes[nid].name;
     }
-    // The conv2d / dense writes the run's last output itself, clamped where its kernel can.
+    return pass;
+  };
+  for (const graph::ClampFusion& f : graph::find_clamp_fusions(g, m->plan)) {
+    Step& first = mark_pass(f.first, f.rest, f.clamp, f.in, f.out);
+    // The conv2d / dense writes the run's last output itself, clamped where its kernel can:
+    // the pass then runs in place there, after an entry that does not apply it.
     if (!f.head_writes_out) continue;
     Step& head = steps[step_of[f.head]];
     head.outputs = {entries[f.out]};
     head.kernels.clamp = &first.clamp;
     first.fused_in = entries[f.out];
     first.clamped_by = &head;
-    first.fused_note += " (or " + g.nodes[f.head].name + "'s kernel as it stores)";
+    const std::string by_head = " (or " + g.nodes[f.head].name + "'s kernel as it stores)";
+    first.fused_note += by_head;
     if (!f.has_scale) continue;
     // The scale stage, in place in the run's last output unless the head's kernel applies it.
     Step& mul = steps[step_of[f.scale.node]];
@@ -187,22 +196,10 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
     mul.outputs = {entries[f.out]};
     mul.clamped_by = &head;
     mul.in_scale_stage = true;
-    Step& second = steps[step_of[f.scale.first]];
-    second.fused_pass = true;
-    second.clamp = f.scale.clamp;
-    second.fused_in = entries[f.out];
-    second.outputs = {entries[f.out]};
+    Step& second = mark_pass(f.scale.first, f.scale.rest, f.scale.clamp, f.out, f.out);
     second.clamped_by = &head;
     second.in_scale_stage = true;
-    const char* second_op = f.scale.clamp.shift > 0 ? "cvm_right_shift" : "clip";
-    second.clamp_chain = resolve_chain(policy, {second_op, kernel::ElemType::kInt32}, device);
-    second.fused_note =
-        "one " + std::string(second_op) + " pass for " + g.nodes[f.scale.first].name;
-    for (uint32_t nid : f.scale.rest) {
-      steps[step_of[nid]].fused_into = g.nodes[f.scale.first].name;
-      second.fused_note += ", " + g.nodes[nid].name;
-    }
-    second.fused_note += " (or " + g.nodes[f.head].name + "'s kernel as it stores)";
+    second.fused_note += by_head;
     if (device.is_cpu()) {  // the multiplier where CPU kernels read it
       second.channel_scale = {static_cast<const int32_t*>(entries[f.scale.multiplier].data()),
                               f.scale.clamp};
