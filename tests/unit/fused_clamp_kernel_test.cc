@@ -155,7 +155,9 @@ TEST_CASE("fused clamp: conv2d entries that apply it equal the reference conv2d,
       {1, 64, 7, 9, 70, 1, 1, 0, 1, 1, true},     // pointwise, tile remainders
       {1, 27, 13, 11, 20, 1, 2, 0, 1, 1, false},  // 1x1 stride 2, odd sizes
       {1, 3, 30, 30, 64, 7, 2, 3, 1, 1, true},    // a stem
-      {1, 16, 12, 30, 16, 3, 1, 1, 1, 16, true},  // depthwise
+      {1, 16, 12, 30, 16, 3, 1, 1, 1, 16, true},  // depthwise, channels in lanes
+      {1, 16, 6, 40, 16, 3, 1, 1, 1, 16, true},   // depthwise, output columns in lanes
+      {1, 5, 5, 70, 5, 5, 2, 2, 1, 5, false},     // depthwise 5x5 stride 2, few channels
       {1, 24, 9, 9, 24, 3, 2, 1, 1, 24, false},   // depthwise stride 2
       {1, 16, 12, 12, 16, 3, 1, 1, 3, 16, true},  // depthwise dilated
       {3, 12, 6, 6, 48, 2, 2, 0, 1, 3, true},     // groups 3
@@ -206,7 +208,8 @@ TEST_CASE("fused clamp: conv2d entries that apply the channel scale equal the re
       {1, 16, 10, 14, 16, 3, 1, 1, 1, 1, true},   // 3x3 stride 1 (Winograd where it runs)
       {2, 8, 13, 17, 20, 3, 2, 1, 1, 1, false},   // 3x3 stride 2
       {1, 27, 13, 11, 21, 1, 2, 0, 1, 1, true},   // 1x1 stride 2, odd sizes
-      {1, 24, 9, 30, 24, 3, 2, 1, 1, 24, true},   // depthwise
+      {1, 24, 9, 30, 24, 3, 2, 1, 1, 24, true},   // depthwise, channels in lanes
+      {1, 16, 6, 40, 16, 3, 1, 1, 1, 16, false},  // depthwise, output columns in lanes
       {1, 8, 7, 7, 8, 3, 1, 1, 1, 2, false},      // grouped
       {1, 6, 9, 11, 6, 3, 1, 1, 1, 3, true},      // 2 outputs a group: int32 lanes, direct paths
   };
