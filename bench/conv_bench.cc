@@ -1,9 +1,9 @@
 // conv2d/dense kernel benchmark: ResNet-18 and MobileNet-v1 layers and two dense shapes, every
 // x86 kernel of the simd table and the scalar reference, at 1 and 2 threads, against the int8
-// VNNI peak this CPU reaches in the same binary; and each layer as a model (the layer, its bias
-// and a cvm_right_shift) run by a Session at 1 thread, with and without clamp fusion, against
-// the fastest kernel alone. Prints a table, or JSON lines with --json (bench/run_benchmarks.sh
-// merges those with ONNX Runtime's figures).
+// MAC peak this CPU reaches in the same binary (vpdpbusd zmm with VNNI, else vpmaddwd ymm); and
+// each layer as a model (the layer, its bias and a cvm_right_shift) run by a Session at 1
+// thread, with and without clamp fusion, against the fastest kernel alone. Prints a table, or
+// JSON lines with --json (bench/run_benchmarks.sh merges those with ONNX Runtime's figures).
 //
 //   conv_bench [--json] [--quick] [--filter SUBSTRING] [--prepacked]
 //   --prepacked   kernels with a prepack function get their weight packed once, outside the
@@ -42,7 +42,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// ---- the VNNI peak ------------------------------------------------------------------------------
+// ---- the MAC peak -------------------------------------------------------------------------------
 
 // 24 independent vpdpbusd zmm chains in assembly (so the compiler cannot spill or fold them):
 // throughput, not latency, bound. 24 * 64 MACs per iteration.
@@ -84,30 +84,75 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) void vnni_loop(
         "zmm21", "zmm22", "zmm23", "zmm30", "zmm31", "cc");
 }
 
-// int8 MACs per second of vpdpbusd zmm on `threads` threads at once: the median of short
-// bursts, as the kernels are timed, so that load from other processes affects both alike.
-template <class F>
-double time_median(F&& f, double budget);
-
-double vnni_peak(int threads) {
-  const int64_t iters = 20000;  // about 0.15 ms
-  const double s = time_median(
-      [&] {
-        if (threads == 1) {
-          vnni_loop(iters);
-          return;
-        }
-        std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t) pool.emplace_back([&] { vnni_loop(iters); });
-        for (auto& th : pool) th.join();
-      },
-      0.3);
-  return threads * iters * 24.0 * 64 / s;
+// The same for vpmaddwd ymm (int16 pairs, 16 MACs each): the ceiling of the AVX2 kernels on a
+// CPU without VNNI. 12 independent products from two fixed sources.
+__attribute__((target("avx2"), noinline)) void madd_loop(int64_t iters) {
+  __asm__ volatile(
+      "vpxor %%ymm14, %%ymm14, %%ymm14\n"
+      "vpxor %%ymm15, %%ymm15, %%ymm15\n"
+      "1:\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm0\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm1\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm2\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm3\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm4\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm5\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm6\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm7\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm8\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm9\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm10\n"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm11\n"
+      "dec %0\n"
+      "jnz 1b\n"
+      : "+r"(iters)
+      :
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
+        "xmm11", "xmm14", "xmm15", "cc");
 }
 
 bool have_vnni() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw");
+}
+
+// The int8 MAC peak the kernels are measured against: vpdpbusd zmm where the CPU has VNNI, else
+// vpmaddwd ymm.
+struct Peak {
+  const char* instruction;
+  double macs_1t, macs_2t;  // per second
+};
+
+// MACs per second of the peak loop on `threads` threads at once: the median of short bursts,
+// as the kernels are timed, so that load from other processes affects both alike.
+template <class F>
+double time_median(F&& f, double budget);
+
+double peak_macs(void (*loop)(int64_t), double macs_per_iter, int threads) {
+  const int64_t iters = 20000;  // about 0.15 ms
+  const double s = time_median(
+      [&] {
+        if (threads == 1) {
+          loop(iters);
+          return;
+        }
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t) pool.emplace_back([&] { loop(iters); });
+        for (auto& th : pool) th.join();
+      },
+      0.3);
+  return threads * iters * macs_per_iter / s;
+}
+
+Peak measure_peak() {
+  if (have_vnni()) {
+    return {"vpdpbusd zmm", peak_macs(vnni_loop, 24.0 * 64, 1), peak_macs(vnni_loop, 24.0 * 64, 2)};
+  }
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) {
+    return {"vpmaddwd ymm", peak_macs(madd_loop, 12.0 * 16, 1), peak_macs(madd_loop, 12.0 * 16, 2)};
+  }
+  return {"none", 0, 0};
 }
 
 // ---- operands and calls -------------------------------------------------------------------------
@@ -275,13 +320,14 @@ int main(int argc, char** argv) {
       filter = argv[++i];
   }
   const double budget = quick ? 0.05 : 0.3;
-  const double peak1 = have_vnni() ? vnni_peak(1) : 0, peak2 = have_vnni() ? vnni_peak(2) : 0;
+  const Peak peak = measure_peak();
+  const double peak1 = peak.macs_1t, peak2 = peak.macs_2t;
   if (json) {
-    std::printf("{\"kind\":\"peak\",\"vnni_gops_1t\":%.1f,\"vnni_gops_2t\":%.1f}\n",
-                2 * peak1 / 1e9, 2 * peak2 / 1e9);
+    std::printf("{\"kind\":\"peak\",\"instruction\":\"%s\",\"gops_1t\":%.1f,\"gops_2t\":%.1f}\n",
+                peak.instruction, 2 * peak1 / 1e9, 2 * peak2 / 1e9);
   } else {
-    std::printf("int8 VNNI peak (vpdpbusd zmm, this binary): %.0f GOPS on 1 thread, %.0f on 2\n",
-                2 * peak1 / 1e9, 2 * peak2 / 1e9);
+    std::printf("int8 MAC peak (%s, this binary): %.0f GOPS on 1 thread, %.0f on 2\n",
+                peak.instruction, 2 * peak1 / 1e9, 2 * peak2 / 1e9);
   }
   std::vector<const kernel::KernelEntry*> conv_k, dense_k;
   const kernel::KernelEntry* scalar_conv = nullptr;

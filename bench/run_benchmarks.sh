@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds and runs the conv2d/dense benchmark (bench/conv_bench.cc) and the same work on ONNX
 # Runtime, and prints one table: scalar vs every x86 ISA level, 1 and 2 threads, GOPS, % of
-# the int8 VNNI peak, and the cvmrt/ONNX Runtime time ratio. Then whole models: ResNet-18 and
-# MobileNet-v1 shaped int8 CVM models (examples/gen_models.py --bench) timed by `cvmrt bench`
-# on the scalar and simd backends, 1 and 2 threads (bench/models_report.py prints that table).
+# the int8 MAC peak (VNNI, or vpmaddwd without it), and the cvmrt/ONNX Runtime time ratio. Then
+# whole models: ResNet-18 and MobileNet-v1 shaped int8 CVM models (examples/gen_models.py
+# --bench) timed by `cvmrt bench` on the scalar and simd backends, 1 and 2 threads
+# (bench/models_report.py prints that table).
 #
 #   bench/run_benchmarks.sh [--quick] [--no-ort] [--no-models] [--no-prepack] [--filter SUBSTRING]
 #

@@ -30,7 +30,8 @@ def fmt(v, spec="%.3f"):
 def main():
     cvm = load(sys.argv[1])
     ort = load(sys.argv[2]) if len(sys.argv) > 2 else []
-    peak = next((r for r in cvm if r["kind"] == "peak"), {"vnni_gops_1t": 0, "vnni_gops_2t": 0})
+    peak = next((r for r in cvm if r["kind"] == "peak"),
+                {"instruction": "none", "gops_1t": 0, "gops_2t": 0})
     rows = [r for r in cvm if r["kind"] in ("conv2d", "dense")]
     isas = []
     for r in rows:
@@ -60,15 +61,15 @@ def main():
         table.append([
             "%s %s" % (r["family"], r["name"]), "%.1f" % (gop * 1e3), fmt(r["scalar_ms"])]
             + [fmt(t1[i]) for i in isas] + [
-            fmt(g1, "%.0f"), fmt(100 * g1 / peak["vnni_gops_1t"] if g1 and peak["vnni_gops_1t"]
+            fmt(g1, "%.0f"), fmt(100 * g1 / peak["gops_1t"] if g1 and peak["gops_1t"]
                                  else None, "%.0f%%"),
             fmt(r["scalar_ms"] / best1 if best1 else None, "%.0fx"), fmt(best2), fmt(g2, "%.0f"),
-            fmt(100 * g2 / peak["vnni_gops_2t"] if g2 and peak["vnni_gops_2t"] else None, "%.0f%%"),
+            fmt(100 * g2 / peak["gops_2t"] if g2 and peak["gops_2t"] else None, "%.0f%%"),
             fmt(o1), fmt(o2), fmt(ci),
             fmt(best1 / o1 if best1 and o1 else None, "%.2f"),
             fmt(best2 / o2 if best2 and o2 else None, "%.2f")])
-    print("int8 VNNI peak in this run: %.0f GOPS (1 thread), %.0f GOPS (2 threads)"
-          % (peak["vnni_gops_1t"], peak["vnni_gops_2t"]))
+    print("int8 MAC peak in this run (%s): %.0f GOPS (1 thread), %.0f GOPS (2 threads)"
+          % (peak["instruction"], peak["gops_1t"], peak["gops_2t"]))
     print("times in ms (median); cvm/ORT < 1: cvmrt faster\n")
     print_table(head, table)
 
