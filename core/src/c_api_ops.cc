@@ -31,37 +31,17 @@ namespace {
 // from turning into a huge allocation.
 constexpr int kMaxOpInputs = 1 << 16;
 
-// Runs the parser once more through SAX to learn why `text` is not JSON: parsing without
-// exceptions only says "discarded". Called on the failure path only.
-class ErrorCatcher : public nlohmann::json_sax<json> {
- public:
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&,
-                   const nlohmann::detail::exception& ex) override {
-    reason = ex.what();
+// The JSON document `text`; LogicError naming `fn` and the parser's reason when it is not one.
+json parse_attrs_json(const std::string& text, const char* fn) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
     // Drop the "[json.exception.parse_error.101] " tag: the rest is the useful part.
-    size_t close = reason.find("] ");
+    std::string reason = e.what();
+    const size_t close = reason.find("] ");
     if (reason.rfind("[json.", 0) == 0 && close != std::string::npos) reason.erase(0, close + 2);
-    return false;
+    CVM_LOGIC_ERROR() << fn << ": attrs_json is not valid JSON: " << reason;
   }
-  std::string reason = "malformed JSON";
-};
-
-std::string parse_failure_reason(const std::string& text) {
-  ErrorCatcher catcher;
-  json::sax_parse(text, &catcher);
-  return catcher.reason;
 }
 
 // The value of an integer-valued JSON number; false when it is not one (or beyond int64).
@@ -131,9 +111,7 @@ AttrMap attrs_from_json(const char* text, const char* fn) {
   VERIFY(len <= kMaxAttrsJsonBytes)
       << fn << ": attrs_json is longer than " << kMaxAttrsJsonBytes << " bytes";
   std::string s(text, len);
-  json doc = json::parse(s, nullptr, /*allow_exceptions=*/false);
-  VERIFY(!doc.is_discarded()) << fn
-                              << ": attrs_json is not valid JSON: " << parse_failure_reason(s);
+  const json doc = parse_attrs_json(s, fn);
   VERIFY(doc.is_object()) << fn << ": attrs_json must be a JSON object, found " << doc.type_name();
   for (const auto& item : doc.items()) attrs[item.key()] = attr_value(item.value(), item.key(), fn);
   return attrs;

@@ -12,8 +12,9 @@ namespace {
 
 using graph::Graph;
 using graph::Node;
-// Keys keep the order they are added in, so the text reads like the spec's example.
-using json = nlohmann::ordered_json;
+// Objects with keys in the spec's order (a node's op, name, inputs, attrs) are written as text
+// around dumped values, so the one JSON type of the library (std::map objects) serves.
+using json = nlohmann::json;
 
 // The exporter's version: the one that lists arg_nodes and node_row_ptr, which every CVM runtime
 // reads (cvm_1.1.0 readers recompute them; the original crashed on a missing node_row_ptr).
@@ -36,22 +37,23 @@ json entry_ref(const Graph& g, uint32_t eid) {
   return json::array({nid, eid - g.nodes[nid].first_entry, 0});
 }
 
-// One element of "nodes". Operator attributes do not go here: the node's own attrs hold only
-// what the graph runtime reads (func_name and the counts; flatten_data, which the original
-// required), the operator's go to attrs.op_attrs.
-json node_json(const Graph& g, const Node& n) {
-  json j;
-  j["op"] = n.is_variable() ? "null" : "cvm_op";
-  j["name"] = n.name;
-  j["inputs"] = json::array();
-  for (uint32_t eid : n.inputs) j["inputs"].push_back(entry_ref(g, eid));
+// One element of "nodes", keys in the spec's order. Operator attributes do not go here: the
+// node's own attrs hold only what the graph runtime reads (func_name and the counts;
+// flatten_data, which the original required), the operator's go to attrs.op_attrs.
+std::string node_text(const Graph& g, uint32_t nid) {
+  const Node& n = g.nodes[nid];
+  json inputs = json::array();
+  for (uint32_t eid : n.inputs) inputs.push_back(entry_ref(g, eid));
+  std::string out = n.is_variable() ? "{\"op\":\"null\"" : "{\"op\":\"cvm_op\"";
+  out += ",\"name\":" + dump(json(n.name), graph::node_ref(g, nid));
+  out += ",\"inputs\":" + inputs.dump();
   if (!n.is_variable()) {
-    j["attrs"] = {{"func_name", n.op_name},
-                  {"num_inputs", std::to_string(n.inputs.size())},
-                  {"num_outputs", std::to_string(n.num_outputs)},
-                  {"flatten_data", "0"}};
+    out += ",\"attrs\":{\"func_name\":" + dump(json(n.op_name), graph::node_ref(g, nid));
+    out += ",\"num_inputs\":\"" + std::to_string(n.inputs.size()) + "\"";
+    out += ",\"num_outputs\":\"" + std::to_string(n.num_outputs) + "\"";
+    out += ",\"flatten_data\":\"0\"}";
   }
-  return j;
+  return out + "}";
 }
 
 // One attrs.op_attrs string: the operator's attributes as a JSON object of strings (byte-wise
@@ -91,11 +93,11 @@ std::string Model::cvm_json() const {
   row_ptr.push_back(g.entries.size());
   for (uint32_t eid : g.heads) heads.push_back(entry_ref(g, eid));
 
-  // One node per line, one graph attribute per line; every piece is dumped by the JSON library.
+  // One node per line, one graph attribute per line; every value is dumped by the JSON library.
   std::string out = "{\"nodes\":[";
   for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
     out += nid == 0 ? "\n  " : ",\n  ";
-    out += dump(node_json(g, g.nodes[nid]), graph::node_ref(g, nid));
+    out += node_text(g, nid);
   }
   out += "],\n \"arg_nodes\":" + arg_nodes.dump();
   out += ",\n \"node_row_ptr\":" + row_ptr.dump();
