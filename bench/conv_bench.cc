@@ -129,7 +129,9 @@ template <class F>
 double time_median(F&& f, double budget);
 
 double peak_macs(void (*loop)(int64_t), double macs_per_iter, int threads) {
-  const int64_t iters = 20000;  // about 0.15 ms
+  // About 0.7 ms on one thread: long enough that starting the threads of a burst stays small
+  // next to it (0.15 ms bursts measured a 2-thread peak of half the 1-thread one on Zen 5).
+  const int64_t iters = 200000;
   const double s = time_median(
       [&] {
         if (threads == 1) {
