@@ -35,7 +35,7 @@ constexpr int kMaxOpInputs = 1 << 16;
 json parse_attrs_json(const std::string& text, const char* fn) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number overflow
     // Drop the "[json.exception.parse_error.101] " tag: the rest is the useful part.
     std::string reason = e.what();
     const size_t close = reason.find("] ");

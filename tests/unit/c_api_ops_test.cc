@@ -134,6 +134,9 @@ TEST_CASE("attrs_json: malformed, non-object and oversized text is rejected", "[
   CHECK_THAT(json_error("{'a': 1}"), Contains("not valid JSON"));
   CHECK_THAT(json_error("{} {}"), Contains("not valid JSON"));
   CHECK_THAT(json_error("{\"a\": \"\xff\"}"), Contains("not valid JSON"));
+  // A number beyond double: the parser's out_of_range, a logic error like a syntax error.
+  CHECK_THAT(json_error("{\"a\": 3e333}"),
+             Contains("attrs_json is not valid JSON: number overflow parsing '3e333'"));
   CHECK_THAT(json_error("[1, 2]"), Contains("must be a JSON object, found array"));
   CHECK_THAT(json_error("7"), Contains("found number"));
   CHECK_THAT(json_error("null"), Contains("found null"));
