@@ -75,6 +75,15 @@ int64_t packed_b_lanes(int64_t n, int64_t k) {
   return b_lanes<L>(n) * k;
 }
 
+// The lane of element (i, k) of an m x depth A packed whole (pack_a()): for writers that make
+// the elements in another order than pack_a() asks for them.
+template <class L>
+int64_t packed_a_lane(int64_t m, int64_t depth, int64_t i, int64_t k) {
+  const int64_t kc = block_depth<L>(depth), k0 = k / kc * kc;
+  const int64_t kn = std::min<int64_t>(kc, depth - k0);
+  return a_rows<L>(m) * k0 + i / kMR * kn * kMR + (k - k0) * kMR + i % kMR;
+}
+
 // Lanes of scratch gemm() needs for an M x K A, without a packed A (a_packed) or B (b_packed).
 template <class L>
 int64_t gemm_scratch_lanes(int64_t m, int64_t k, bool a_packed = false, bool b_packed = false) {

@@ -31,6 +31,14 @@ size_t conv2d_i32__portable_prepack(const TensorView& w, const void* params, voi
                                     size_t cap);
 size_t dense_i32__portable_prepack(const TensorView& w, const void* params, void* out, size_t cap);
 
+// 3x3 stride-1 single-group conv2d with at least 4 output channels on int8 x and w, as Winograd
+// F(2x2, 3x3) (winograd.cc); declines other layers and ranges, and calls without its pack below
+// winograd_f23::kMinTilesUnpacked tiles. Its packer: the transformed filters behind a PackHeader
+// (0 for a layer it does not take or a w outside int8).
+KernelStatus conv2d_i32__portable_winograd(const KernelCall& call);
+size_t conv2d_i32__portable_winograd_prepack(const TensorView& w, const void* params, void* out,
+                                             size_t cap);
+
 // ---- helpers ----
 // An output as a kernel stores it: a + b modulo 2^32 (a sum and the bias, or y and the last
 // part of its sum), then clamped by `clamp` (apply_clamp_one) unless it is null.

@@ -229,5 +229,6 @@ TEST_CASE("kernel chains: shape preferences move an entry behind, never out", "[
   auto has = [&](const char* name) {
     return std::find(compiled.begin(), compiled.end(), name) != compiled.end();
   };
-  CHECK(with_suits == (has("simd") ? 3 : 0) + (has("wasm") ? 1 : 0) + (has("cuda") ? 2 : 0));
+  CHECK(with_suits == (has("simd") ? 3 : 0) + (has("wasm") ? 1 : 0) + (has("cuda") ? 2 : 0) +
+                          (has("portable") ? 1 : 0));
 }

@@ -35,10 +35,24 @@ using kernel::KernelFn;
 using kernel::KernelStatus;
 using kernel::TensorView;
 
-KernelFn table_kernel(const kernel::BackendTable& table, const std::string& op) {
-  const kernel::KernelEntry* e = test::find_int32_entry(table, op);
-  if (e == nullptr) FAIL("no int32 kernel " << op << " in backend " << table.name);
-  return e->fn;
+// The entry of `table` that `key` names: an entry name ("conv2d_i32__portable_winograd"), or an
+// op, meaning its general int32 entry (in the portable table "<op>_i32__portable": conv2d's
+// Winograd entry comes first and takes only 3x3 stride-1 layers).
+const kernel::KernelEntry& entry_of(const kernel::BackendTable& table, const std::string& key) {
+  const std::string name = key.find("__") != std::string::npos ? key
+                            : &table == &kernel::kPortableBackend ? key + "_i32__portable"
+                                                                  : std::string();
+  const kernel::KernelEntry* e = nullptr;
+  for (size_t i = 0; i < table.count && e == nullptr && !name.empty(); ++i) {
+    if (table.entries[i].name == name) e = &table.entries[i];
+  }
+  if (name.empty()) e = test::find_int32_entry(table, key);
+  if (e == nullptr) FAIL("no int32 kernel " << key << " in backend " << table.name);
+  return *e;
+}
+
+KernelFn table_kernel(const kernel::BackendTable& table, const std::string& key) {
+  return entry_of(table, key).fn;
 }
 
 constexpr auto view = test::int32_view;
@@ -78,17 +92,17 @@ struct Rng {
   std::mt19937_64 gen;
 };
 
-// Runs `op` of the portable backend and of the scalar reference, each into its own copy of
-// the output storage (garbage, so unwritten outputs show), and requires equal bytes. A declined
-// call must leave the output untouched (the reference then runs it, as a node's chain would);
-// returns whether the portable kernel took the call.
+// Runs `op` (an op or an entry name: entry_of) of the portable backend and of the scalar
+// reference, each into its own copy of the output storage (garbage, so unwritten outputs show),
+// and requires equal bytes. A declined call must leave the output untouched (the reference then
+// runs it, as a node's chain would); returns whether the portable kernel took the call.
 bool same_as_reference(const std::string& op, const std::vector<TensorView>& inputs,
                        TensorView out, std::vector<int32_t>& storage, const void* params,
                        const void* prepacked = nullptr) {
   const std::vector<int32_t> init = storage;
   const ptrdiff_t offset = static_cast<int32_t*>(out.data) - storage.data();
-  const KernelFn fns[2] = {table_kernel(kernel::kPortableBackend, op),
-                           table_kernel(kernel::kScalarBackend, op)};
+  const kernel::KernelEntry& portable = entry_of(kernel::kPortableBackend, op);
+  const KernelFn fns[2] = {portable.fn, table_kernel(kernel::kScalarBackend, portable.op)};
   std::vector<int32_t> results[2];
   bool took = true;
   for (int i = 0; i < 2; ++i) {
@@ -124,8 +138,7 @@ struct Pack {
 };
 
 Pack make_pack(const std::string& op, const TensorView& w, const void* params) {
-  const kernel::KernelEntry* e = test::find_int32_entry(kernel::kPortableBackend, op);
-  REQUIRE(e != nullptr);
+  const kernel::KernelEntry* e = &entry_of(kernel::kPortableBackend, op);
   REQUIRE(e->prepack != nullptr);
   Pack pack;
   const size_t bytes = e->prepack(w, params, nullptr, 0);
@@ -161,9 +174,11 @@ int64_t extent(int64_t in, int64_t pad, int64_t dil, int64_t k, int64_t stride) 
 // Conv k on x and w of range r (bias any int32), with scratch lent; returns whether the
 // portable kernel took it. pitch_extra > 0: x rows with a padded pitch. prepack: also with the
 // weight its packer made (which declines exactly for out-of-int8 and depthwise weights); x of
-// range rx when given.
+// range rx when given; the packed call's part of the result in *packed_took when given. entry:
+// the portable conv2d entry called (entry_of).
 bool check_conv(Rng& rng, const Conv& k, Range r, int64_t pitch_extra = 0, bool prepack = false,
-                const Range* rx = nullptr) {
+                const Range* rx = nullptr, const std::string& entry = "conv2d",
+                bool* packed_took = nullptr) {
   const int64_t oh = extent(k.h, k.p.pad_h, k.p.dilation_h, k.kh, k.p.stride_h);
   const int64_t ow = extent(k.w, k.p.pad_w, k.p.dilation_w, k.kw, k.p.stride_w);
   REQUIRE(oh > 0);
@@ -186,17 +201,18 @@ bool check_conv(Rng& rng, const Conv& k, Range r, int64_t pitch_extra = 0, bool 
   kernel::Conv2dParams p = k.p;
   p.scratch = scratch.get();
   const TensorView out = view(y.data(), {k.n, k.oc, oh, ow}, compact({k.n, k.oc, oh, ow}));
-  if (!prepack) return same_as_reference("conv2d", in, out, y, &p);
+  if (!prepack) return same_as_reference(entry, in, out, y, &p);
   kernel::Conv2dParams pack_params = k.p;  // as the op layer packs: no scratch
-  const Pack pack = make_pack("conv2d", in[1], &pack_params);
+  const Pack pack = make_pack(entry, in[1], &pack_params);
   const bool depthwise = gc == 1 && k.p.groups > 1;
   INFO("packed " << pack.bytes << " bytes");
   CHECK((pack.bytes > 0) == (all_int8(w) && !depthwise));
   const std::vector<int32_t> y0 = y;
-  const bool took = same_as_reference("conv2d", in, out, y, &p, pack.get());
+  const bool took = same_as_reference(entry, in, out, y, &p, pack.get());
+  if (packed_took != nullptr) *packed_took = took;
   std::vector<int32_t> y_unpacked = y0;
   const bool took_unpacked = same_as_reference(
-      "conv2d", in, view(y_unpacked.data(), {k.n, k.oc, oh, ow}, compact({k.n, k.oc, oh, ow})),
+      entry, in, view(y_unpacked.data(), {k.n, k.oc, oh, ow}, compact({k.n, k.oc, oh, ow})),
       y_unpacked, &p);
   CHECK(y == y_unpacked);
   return took && took_unpacked;
@@ -683,6 +699,105 @@ TEST_CASE("portable conv2d with prepacked weights equals the reference", "[backe
     CHECK(std::memcmp(a.get(), b.get(), a.bytes) == 0);
     w[58] = 128;  // w[1, 0, 0, 2 * 2]: in the view
     CHECK(make_pack("conv2d", strided, &p).bytes == 0);
+  }
+}
+
+TEST_CASE("portable conv2d Winograd F(2x2, 3x3) equals the reference", "[backend][portable]") {
+  // conv2d_i32__portable_winograd (winograd.cc) takes 3x3 stride-1 single-group layers on int8
+  // operands: with its pack (the transformed filters, "PF8W") always, without one from 128
+  // tiles on. Channel counts around its GEMM's block depth (56, the exact depth of its pair
+  // lanes), odd outputs (tiles cut by the edge), paddings 0 to 2, two images, 4 to 13 output
+  // channels; x or w beyond int8, other strides, dilations, groups and fewer than 4 output
+  // channels are declined (the general entry takes them) with the output untouched.
+  const std::string kWinograd = "conv2d_i32__portable_winograd";
+  constexpr uint32_t kMagic = 0x57384650u;
+  auto magic_of = [](const Pack& pack) {
+    uint32_t m = 0;
+    if (pack.bytes >= 4) std::memcpy(&m, pack.get(), 4);
+    return m;
+  };
+  Rng rng(2028);
+  const std::vector<Conv> cases = {
+      {1, 1, 6, 6, 4, 3, 3, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},
+      {2, 3, 9, 7, 5, 3, 3, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},    // 7x5 out: odd both ways
+      {1, 55, 5, 8, 8, 3, 3, {1, 1, 2, 1, 1, 1, 1, nullptr}, false},
+      {1, 56, 7, 5, 9, 3, 3, {1, 1, 1, 2, 1, 1, 1, nullptr}, true},
+      {1, 57, 4, 4, 13, 3, 3, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},  // blocks of 29 and 28
+      {1, 113, 3, 6, 4, 3, 3, {1, 1, 1, 1, 1, 1, 1, nullptr}, false},
+      {1, 64, 3, 3, 7, 3, 3, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},   // one output pixel
+      {1, 9, 24, 22, 6, 3, 3, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},  // 132 tiles
+      {2, 5, 16, 14, 4, 3, 3, {1, 1, 1, 1, 1, 1, 1, nullptr}, false}, // 2 x 56 tiles
+  };
+  for (const Conv& k : cases) {
+    const kernel::Conv2dParams pack_params = k.p;
+    std::vector<int32_t> w = rng.values(k.oc * k.c * 9, Range::kInt8);
+    const Pack pack = make_pack(kWinograd, view(w.data(), {k.oc, k.c, 3, 3},
+                                                compact({k.oc, k.c, 3, 3})), &pack_params);
+    CHECK(magic_of(pack) == kMagic);
+    const int64_t tiles = k.n * ((k.h + 2 * k.p.pad_h - 1) / 2) * ((k.w + 2 * k.p.pad_w - 1) / 2);
+    for (Range r : {Range::kInt8, Range::kInt8Edges}) {
+      for (int64_t pitch : {0, 3}) {  // x rows with a pitch
+        bool packed_took = false;
+        CHECK(check_conv(rng, k, r, pitch, true, nullptr, kWinograd, &packed_took) ==
+              (tiles >= 128));
+        CHECK(packed_took);
+      }
+    }
+    for (Range rx : {Range::kNearInt8, Range::kInt32}) {
+      CHECK_FALSE(check_conv(rng, k, Range::kInt8, 0, true, &rx, kWinograd));
+    }
+    CHECK_FALSE(check_conv(rng, k, Range::kInt32, 0, true, nullptr, kWinograd));
+  }
+  // The largest sums the pair lanes hold: x and w all -128 make U[5] = -1152 and V[5] = -512,
+  // so each channel adds 589824 to M[5]; 56 channels fill one block to its bound, 113 make two.
+  for (int64_t c : {56, 113}) {
+    for (int32_t xv : {-128, 127}) {
+      INFO("channels " << c << " x " << xv);
+      std::vector<int32_t> x(static_cast<size_t>(c * 36), xv);
+      std::vector<int32_t> w(static_cast<size_t>(4 * c * 9), -128);
+      std::vector<int32_t> y(4 * 16, 0);
+      kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, 1, nullptr};
+      const std::vector<TensorView> in = {view(x.data(), {1, c, 6, 6}, compact({1, c, 6, 6})),
+                                          view(w.data(), {4, c, 3, 3}, compact({4, c, 3, 3}))};
+      const Pack pack = make_pack(kWinograd, in[1], &p);
+      test::PoisonedScratch scratch;
+      p.scratch = scratch.get();
+      CHECK(same_as_reference(kWinograd, in, view(y.data(), {1, 4, 4, 4}, compact({1, 4, 4, 4})),
+                              y, &p, pack.get()));
+    }
+  }
+  // Layers it does not take (stride 2, dilation 2, two groups, three output channels): no pack,
+  // the general entry packs them, and calls decline, even given the Winograd pack of the same
+  // weight and with enough tiles to run unpacked.
+  const std::vector<Conv> others = {
+      {1, 8, 26, 26, 8, 3, 3, {2, 2, 1, 1, 1, 1, 1, nullptr}, true},
+      {1, 8, 26, 26, 8, 3, 3, {1, 1, 2, 2, 2, 2, 1, nullptr}, false},
+      {1, 8, 26, 26, 8, 3, 3, {1, 1, 1, 1, 1, 1, 2, nullptr}, true},
+      {1, 5, 26, 26, 3, 3, 3, {1, 1, 1, 1, 1, 1, 1, nullptr}, false},
+  };
+  for (const Conv& k : others) {
+    const int64_t gc = k.c / k.p.groups;
+    const int64_t oh = extent(k.h, k.p.pad_h, k.p.dilation_h, 3, k.p.stride_h);
+    const int64_t ow = extent(k.w, k.p.pad_w, k.p.dilation_w, 3, k.p.stride_w);
+    std::vector<int32_t> x = rng.values(k.c * k.h * k.w, Range::kInt8);
+    std::vector<int32_t> w = rng.values(k.oc * gc * 9, Range::kInt8);
+    std::vector<int32_t> y = rng.values(k.oc * oh * ow, Range::kInt32);
+    const std::vector<TensorView> in = {
+        view(x.data(), {1, k.c, k.h, k.w}, compact({1, k.c, k.h, k.w})),
+        view(w.data(), {k.oc, gc, 3, 3}, compact({k.oc, gc, 3, 3}))};
+    const TensorView out = view(y.data(), {1, k.oc, oh, ow}, compact({1, k.oc, oh, ow}));
+    CHECK(make_pack(kWinograd, in[1], &k.p).bytes == 0);
+    const Pack general = make_pack("conv2d", in[1], &k.p);
+    CHECK(general.bytes > 0);
+    CHECK(magic_of(general) != kMagic);
+    const kernel::Conv2dParams s1{1, 1, 1, 1, 1, 1, 1, nullptr};
+    const Pack same_weight = make_pack(kWinograd, in[1], &s1);
+    CHECK(magic_of(same_weight) == (k.oc >= 4 ? kMagic : 0u));
+    test::PoisonedScratch scratch;
+    kernel::Conv2dParams p = k.p;
+    p.scratch = scratch.get();
+    CHECK_FALSE(same_as_reference(kWinograd, in, out, y, &p, same_weight.get()));
+    CHECK_FALSE(same_as_reference(kWinograd, in, out, y, &p));
   }
 }
 
