@@ -205,12 +205,18 @@ void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x, const 
       in2[0] = view(x.data(), {k.n, k.c, k.h, k.w},
                     {k.c * k.h * pitch * 2, k.h * pitch * 2, pitch * 2, 2});
       require_same(conv_entry, in2, out, y, &p);
+      // y rows with a pitch (outputs stored row by row, not as one run of pixels)
+      std::vector<int32_t> y2 =
+          rng.values(static_cast<size_t>(k.n * k.oc * oh * (ow + 5)), Range::kInt32);
+      const TensorView out2 =
+          view(y2.data(), {k.n, k.oc, oh, ow}, {k.oc * oh * (ow + 5), oh * (ow + 5), ow + 5, 1});
+      require_same(conv_entry, in, out2, y2, &p);
     }
   }
 }
 
-// check_conv of every case at every value range, with a compact and a strided x, through one
-// of the wasm conv2d entries.
+// check_conv of every case at every value range, with a compact and a strided x (and y), through
+// one of the wasm conv2d entries.
 void check_convs(Rng& rng, const std::vector<ConvCase>& cases, const char* conv_entry = kConv) {
   for (const ConvCase& k : cases) {
     for (Range r : {Range::kInt8, Range::kInt16, Range::kInt16Edges, Range::kInt32}) {
