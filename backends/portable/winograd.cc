@@ -155,11 +155,19 @@ const double* winograd_packed(const KernelCall& call, const TensorView& w) {
   return reinterpret_cast<const double*>(h + 1);
 }
 
+// The call when it suits (see conv2d_i32__portable_winograd); false, having written nothing,
+// otherwise.
 bool winograd(const KernelCall& call) {
   const auto& p = *static_cast<const Conv2dParams*>(call.params);
   const TensorView &x = call.inputs[0], &w = call.inputs[1], &y = call.outputs[0];
   if (!wf::eligible(w, p) || w.shape[1] > kMaxInC || p.scratch == nullptr) return false;
   const wf::Tiles g = wf::tiles_of(y);
+  // V, M and the packed filters index in ptrdiff_t: keep them far inside wasm32's range.
+  constexpr int64_t kMaxLanes = int64_t{1} << 28;
+  if (int64_t{16} * (std::max(w.shape[0], w.shape[1]) * int64_t{g.tiles} + 16) > kMaxLanes ||
+      int64_t{16} * packed_a_lanes<L>(w.shape[0], w.shape[1]) > kMaxLanes) {
+    return false;
+  }
   const double* packed = winograd_packed(call, w);
   if (packed == nullptr && g.tiles * y.shape[0] < wf::kMinTilesUnpacked) return false;
   if (!fits_int8(x) || (packed == nullptr && !fits_int8(w))) return false;
