@@ -237,6 +237,21 @@ void conv_strip(const ConvRun& m, idx n, idx grp, idx blk, idx s0, idx t, idx k0
   const idx rows = std::min<idx>(4, m.s.per_group - blk * 4);
   const idx p0 = (s0 + t) * 8;
   const idx ys2 = static_cast<idx>(y.strides[2]);
+  // Where each vector's pixels go, once for the 4 rows: at yc + at[v] when they lie in one output
+  // row (or y's rows follow each other: pixel p at yc + p), else lane by lane (at[v] < 0); its
+  // first count[v] lanes are pixels (none when count[v] <= 0).
+  const bool compact = ys2 == m.out_w || m.out_h == 1;
+  idx at[2], count[2];
+  for (int v = 0; v < 2; ++v) {
+    const idx p = p0 + 4 * v;
+    count[v] = std::min<idx>(4, m.npix - p);
+    if (compact) {
+      at[v] = p;
+    } else {
+      const idx oh = p / m.out_w, ow = p % m.out_w;
+      at[v] = ow + 4 <= m.out_w ? oh * ys2 + ow : -1;
+    }
+  }
   for (idx i = 0; i < rows; ++i) {
     const idx oc = grp * m.s.per_group + blk * 4 + i;
     const int32_t b =
@@ -248,18 +263,16 @@ void conv_strip(const ConvRun& m, idx n, idx grp, idx blk, idx s0, idx t, idx k0
     int32_t* yc = static_cast<int32_t*>(y.data) + n * static_cast<idx>(y.strides[0]) +
                   oc * static_cast<idx>(y.strides[1]);
     for (int v = 0; v < 2; ++v) {
-      const idx p = p0 + 4 * v;
-      if (p >= m.npix) break;
+      if (count[v] <= 0) break;
       const v128_t out = stage.vec(wasm_i32x4_add(acc[i][v], bv));
-      const idx oh = p / m.out_w, ow = p % m.out_w;
-      if (ow + 4 <= m.out_w) {  // one output row
-        store_n(yc + oh * ys2 + ow, out, m.npix - p);
-      } else {
-        int32_t lane[4];
-        wasm_v128_store(lane, out);
-        for (idx l = 0; l < 4 && p + l < m.npix; ++l) {
-          yc[(p + l) / m.out_w * ys2 + (p + l) % m.out_w] = lane[l];
-        }
+      if (at[v] >= 0) {
+        store_n(yc + at[v], out, count[v]);
+        continue;
+      }
+      int32_t lane[4];
+      wasm_v128_store(lane, out);
+      for (idx l = 0, p = p0 + 4 * v; l < count[v]; ++l) {
+        yc[(p + l) / m.out_w * ys2 + (p + l) % m.out_w] = lane[l];
       }
     }
   }
