@@ -1,7 +1,8 @@
 // conv2d/dense kernel benchmark: ResNet-18 and MobileNet-v1 layers and two dense shapes, every
 // x86 kernel of the simd table and the scalar reference, at 1 and 2 threads, against the int8
-// MAC peak this CPU reaches in the same binary (vpdpbusd zmm with VNNI, else vpmaddwd ymm); and
-// each layer as a model (the layer, its bias and a cvm_right_shift) run by a Session at 1
+// MAC peak this CPU reaches in the same binary (vpdpbusd zmm with VNNI, else vpmaddwd ymm; on a
+// CPU with AMX also the tdpbssd tile peak, which the AMX entries' "% tile peak" reads); and each
+// layer as a model (the layer, its bias and a cvm_right_shift) run by a Session at 1
 // thread, with and without clamp fusion, against the fastest kernel alone. Prints a table, or
 // JSON lines with --json (bench/run_benchmarks.sh merges those with ONNX Runtime's figures).
 //
@@ -29,6 +30,7 @@
 #include "cvm/ndarray.h"
 #include "cvm/op.h"
 #include "cvm/registry.h"
+#include "cvm/system.h"
 #include "cvm/threads.h"
 #include "kernel_abi.h"
 #include "kernel_views.h"
@@ -111,6 +113,41 @@ __attribute__((target("avx2"), noinline)) void madd_loop(int64_t iters) {
         "xmm11", "xmm14", "xmm15", "cc");
 }
 
+// tdpbssd into 6 independent 16x16 int32 accumulator tiles from two fixed 16 x 64-byte int8
+// tiles (16 * 16 * 64 = 16384 MACs each): the AMX tile peak. The kernels' 2x2 blocks of C tiles
+// also load their A and B tiles every step, so they cannot quite reach it.
+__attribute__((target("amx-tile,amx-int8"), noinline)) void amx_loop(int64_t iters) {
+  struct alignas(64) Config {
+    uint8_t palette = 1, start_row = 0, reserved[14] = {};
+    uint16_t colsb[16] = {64, 64, 64, 64, 64, 64, 64, 64};
+    uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
+  } config;
+  // The whole 64 bytes as the operand: GCC 12's _tile_loadconfig names only the first 8, and
+  // the compiler then drops the stores of the rest.
+  __asm__ volatile("ldtilecfg %0" ::"m"(config));
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  _tile_zero(4);
+  _tile_zero(5);
+  _tile_zero(6);
+  _tile_zero(7);
+  for (int64_t i = 0; i < iters; ++i) {
+    _tile_dpbssd(0, 6, 7);
+    _tile_dpbssd(1, 6, 7);
+    _tile_dpbssd(2, 6, 7);
+    _tile_dpbssd(3, 6, 7);
+    _tile_dpbssd(4, 6, 7);
+    _tile_dpbssd(5, 6, 7);
+  }
+  _tile_release();
+}
+
+// Whether the AMX entries may run: the CPU has AMX and the kernels got the tile permission
+// (cvm::system_info asks for it as the simd backend does).
+bool amx_usable() { return cvm::system_info().amx == "granted"; }
+
 bool have_vnni() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw");
@@ -121,6 +158,7 @@ bool have_vnni() {
 struct Peak {
   const char* instruction;
   double macs_1t, macs_2t;  // per second
+  double amx_macs_1t = 0, amx_macs_2t = 0;  // tdpbssd, where AMX is usable
 };
 
 // MACs per second of the peak loop on `threads` threads at once: the median of short bursts,
@@ -128,10 +166,10 @@ struct Peak {
 template <class F>
 double time_median(F&& f, double budget);
 
-double peak_macs(void (*loop)(int64_t), double macs_per_iter, int threads) {
+double peak_macs(void (*loop)(int64_t), double macs_per_iter, int threads,
+                 int64_t iters = 200000) {
   // About 0.7 ms on one thread: long enough that starting the threads of a burst stays small
   // next to it (0.15 ms bursts measured a 2-thread peak of half the 1-thread one on Zen 5).
-  const int64_t iters = 200000;
   const double s = time_median(
       [&] {
         if (threads == 1) {
@@ -148,7 +186,13 @@ double peak_macs(void (*loop)(int64_t), double macs_per_iter, int threads) {
 
 Peak measure_peak() {
   if (have_vnni()) {
-    return {"vpdpbusd zmm", peak_macs(vnni_loop, 24.0 * 64, 1), peak_macs(vnni_loop, 24.0 * 64, 2)};
+    Peak p{"vpdpbusd zmm", peak_macs(vnni_loop, 24.0 * 64, 1), peak_macs(vnni_loop, 24.0 * 64, 2)};
+    if (amx_usable()) {
+      // A tile product is 64 vpdpbusd zmm's MACs: about as long a burst as theirs at 8x the rate.
+      p.amx_macs_1t = peak_macs(amx_loop, 6.0 * 16384, 1, 25000);
+      p.amx_macs_2t = peak_macs(amx_loop, 6.0 * 16384, 2, 25000);
+    }
+    return p;
   }
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2")) {
@@ -325,11 +369,21 @@ int main(int argc, char** argv) {
   const Peak peak = measure_peak();
   const double peak1 = peak.macs_1t, peak2 = peak.macs_2t;
   if (json) {
-    std::printf("{\"kind\":\"peak\",\"instruction\":\"%s\",\"gops_1t\":%.1f,\"gops_2t\":%.1f}\n",
+    std::printf("{\"kind\":\"peak\",\"instruction\":\"%s\",\"gops_1t\":%.1f,\"gops_2t\":%.1f",
                 peak.instruction, 2 * peak1 / 1e9, 2 * peak2 / 1e9);
+    if (peak.amx_macs_1t > 0) {
+      std::printf(",\"amx_gops_1t\":%.1f,\"amx_gops_2t\":%.1f", 2 * peak.amx_macs_1t / 1e9,
+                  2 * peak.amx_macs_2t / 1e9);
+    }
+    std::printf("}\n");
   } else {
     std::printf("int8 MAC peak (%s, this binary): %.0f GOPS on 1 thread, %.0f on 2\n",
                 peak.instruction, 2 * peak1 / 1e9, 2 * peak2 / 1e9);
+    if (peak.amx_macs_1t > 0) {
+      std::printf("AMX tile peak (tdpbssd, this binary): %.0f GOPS on 1 thread, %.0f on 2 "
+                  "(the amx rows' %% peak is of this one)\n",
+                  2 * peak.amx_macs_1t / 1e9, 2 * peak.amx_macs_2t / 1e9);
+    }
   }
   std::vector<const kernel::KernelEntry*> conv_k, dense_k;
   const kernel::KernelEntry* scalar_conv = nullptr;
@@ -411,13 +465,15 @@ int main(int argc, char** argv) {
       std::printf("\n%-9s %-30s %8.1f MOP   scalar %9.3f ms   run_op %8.3f ms\n", w.family.c_str(),
                   w.name.c_str(), gops * 1e3, r.scalar * 1e3, r.run_op * 1e3);
       for (size_t i = 0; i < r.isa.size(); ++i) {
+        // AMX entries against the tile peak, the others against the vector one.
+        const bool tiles = r.isa[i].compare(0, 3, "amx") == 0 && peak.amx_macs_1t > 0;
+        const double p1 = tiles ? peak.amx_macs_1t : peak1, p2 = tiles ? peak.amx_macs_2t : peak2;
         std::printf(
             "    %-11s 1T %8.3f ms %7.1f GOPS %5.1f%% peak %6.1fx scalar | 2T %8.3f ms "
             "%7.1f GOPS %5.1f%% peak\n",
             r.isa[i].c_str(), r.t1[i] * 1e3, gops / r.t1[i],
-            peak1 > 0 ? 100 * gops * 1e9 / r.t1[i] / (2 * peak1) : 0, r.scalar / r.t1[i],
-            r.t2[i] * 1e3, gops / r.t2[i],
-            peak2 > 0 ? 100 * gops * 1e9 / r.t2[i] / (2 * peak2) : 0);
+            p1 > 0 ? 100 * gops * 1e9 / r.t1[i] / (2 * p1) : 0, r.scalar / r.t1[i],
+            r.t2[i] * 1e3, gops / r.t2[i], p2 > 0 ? 100 * gops * 1e9 / r.t2[i] / (2 * p2) : 0);
       }
       std::printf(
           "    model (layer + bias + cvm_right_shift, Session, 1T): %8.3f ms = %.2fx the fastest "

@@ -6,7 +6,8 @@
 Times are medians in milliseconds. "best" is the fastest x86 kernel of cvmrt (each ISA level
 of this CPU is in its own column); GOPS counts 2 operations per multiply-add; "% peak" is
 against the int8 VNNI rate (vpdpbusd zmm) conv_bench measured in the same run, on as many
-threads as the column. cvmrt/ORT is a time ratio: below 1, cvmrt is faster. ORT is
+threads as the column; on a CPU with AMX, "amx %tile" is the AMX kernel against the tdpbssd tile
+rate measured the same way. cvmrt/ORT is a time ratio: below 1, cvmrt is faster. ORT is
 QLinearConv (uint8 x int8 -> uint8, its fastest int8 convolution) for conv2d and
 MatMulInteger (uint8 x int8 -> int32) for dense; ConvInteger (int8 x int8 -> int32, cvmrt's
 exact semantics) is shown as well.
@@ -47,6 +48,9 @@ def main():
     head = ["layer", "MOP", "scalar"] + ["%s 1T" % i for i in isas] + [
         "GOPS 1T", "%peak", "x scalar", "best 2T", "GOPS 2T", "%peak",
         "ORT 1T", "ORT 2T", "ConvInt 1T", "cvm/ORT 1T", "cvm/ORT 2T"]
+    amx_peak = peak.get("amx_gops_1t")
+    if amx_peak and "amx" in isas:
+        head.insert(head.index("GOPS 1T"), "amx %tile")
     table = []
     for r in rows:
         t1 = {i: r.get(i + "_1t_ms") for i in isas}
@@ -58,9 +62,12 @@ def main():
         g2 = gop / best2 * 1e3 if best2 else None
         o1, o2 = ort_of(r, 1), ort_of(r, 2)
         ci = ort_ms.get((r["name"], "ConvInteger", 1))
+        tile = []
+        if amx_peak and "amx" in isas:
+            tile = [fmt(100 * gop * 1e3 / t1["amx"] / amx_peak if t1["amx"] else None, "%.0f%%")]
         table.append([
             "%s %s" % (r["family"], r["name"]), "%.1f" % (gop * 1e3), fmt(r["scalar_ms"])]
-            + [fmt(t1[i]) for i in isas] + [
+            + [fmt(t1[i]) for i in isas] + tile + [
             fmt(g1, "%.0f"), fmt(100 * g1 / peak["gops_1t"] if g1 and peak["gops_1t"]
                                  else None, "%.0f%%"),
             fmt(r["scalar_ms"] / best1 if best1 else None, "%.0fx"), fmt(best2), fmt(g2, "%.0f"),
@@ -70,6 +77,9 @@ def main():
             fmt(best2 / o2 if best2 and o2 else None, "%.2f")])
     print("int8 MAC peak in this run (%s): %.0f GOPS (1 thread), %.0f GOPS (2 threads)"
           % (peak["instruction"], peak["gops_1t"], peak["gops_2t"]))
+    if amx_peak:
+        print("AMX tile peak in this run (tdpbssd): %.0f GOPS (1 thread), %.0f GOPS (2 threads)"
+              % (amx_peak, peak["amx_gops_2t"]))
     print("times in ms (median); cvm/ORT < 1: cvmrt faster\n")
     print_table(head, table)
 
