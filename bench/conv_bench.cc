@@ -465,8 +465,10 @@ int main(int argc, char** argv) {
       std::printf("\n%-9s %-30s %8.1f MOP   scalar %9.3f ms   run_op %8.3f ms\n", w.family.c_str(),
                   w.name.c_str(), gops * 1e3, r.scalar * 1e3, r.run_op * 1e3);
       for (size_t i = 0; i < r.isa.size(); ++i) {
-        // AMX entries against the tile peak, the others against the vector one.
-        const bool tiles = r.isa[i].compare(0, 3, "amx") == 0 && peak.amx_macs_1t > 0;
+        // AMX entries against the tile peak, the others against the vector one; the AMX
+        // entry's depthwise layers run its VNNI path.
+        const bool depthwise = w.conv && w.p.groups > 1 && w.p.groups == w.x[1];
+        const bool tiles = r.isa[i].compare(0, 3, "amx") == 0 && peak.amx_macs_1t > 0 && !depthwise;
         const double p1 = tiles ? peak.amx_macs_1t : peak1, p2 = tiles ? peak.amx_macs_2t : peak2;
         std::printf(
             "    %-11s 1T %8.3f ms %7.1f GOPS %5.1f%% peak %6.1fx scalar | 2T %8.3f ms "
