@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "gemm_kernels.h"
 #include "gemm_plan.h"

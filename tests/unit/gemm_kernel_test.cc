@@ -278,8 +278,8 @@ std::vector<ConvCase> conv_cases() {
 }
 
 // Depthwise shapes: row widths around the 8/16-lane vectors and their blocks of four,
-// strides 2 and 3 on odd sizes, dilations, paddings 0 to 3, 5x5 and 1x3 kernels, batches,
-// channel counts that are not multiples of 16.
+// strides 2 and 3 on odd sizes, dilations, paddings 0 to 3, 5x5 (at strides 1 and 2 on wide
+// rows too) and 1x3 kernels, batches, channel counts that are not multiples of 16.
 std::vector<ConvCase> depthwise_cases() {
   return {
       // n  c   h   w  oc kh kw sh sw ph pw dh dw g  bias
@@ -310,6 +310,12 @@ std::vector<ConvCase> depthwise_cases() {
       {1, 2, 7, 49, 2, 5, 5, 1, 1, 2, 2, 1, 1, 2, true},
       {1, 2, 6, 48, 2, 1, 3, 1, 1, 0, 1, 1, 1, 2, true},
       {1, 2, 12, 130, 2, 3, 3, 3, 3, 1, 1, 1, 1, 2, true},
+      // 5x5 on wide rows: int16 lane pairs of phase plane 0 at strides 1 and 2.
+      {1, 2, 9, 64, 2, 5, 5, 1, 1, 2, 2, 1, 1, 2, false},   // 64 wide (BlazeFace)
+      {1, 3, 11, 70, 3, 5, 5, 2, 2, 2, 2, 1, 1, 3, true},   // stride 2
+      {1, 2, 8, 37, 2, 5, 5, 2, 2, 1, 1, 1, 1, 2, true},    // stride 2, odd width, padding 1
+      {1, 2, 9, 50, 2, 5, 5, 1, 2, 2, 2, 1, 1, 2, true},    // strides 1 x 2
+      {1, 2, 12, 50, 2, 5, 5, 2, 1, 2, 0, 1, 1, 2, false},  // strides 2 x 1, no column padding
       // Narrow rows, kL or more channels (channels in lanes): blocks of pixels that span rows.
       {1, 16, 14, 14, 16, 3, 3, 2, 2, 1, 1, 1, 1, 16, true},  // 7 x 7 outputs
       {2, 21, 14, 14, 21, 3, 3, 1, 1, 1, 1, 1, 1, 21, true},  // 14 x 14, batch 2
