@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cvm/model_builder.h"
+#include "fusion_test_util.h"
 #include "graph_test_util.h"
 #include "registry_internal.h"
 #include "test_util.h"
@@ -106,45 +107,14 @@ std::shared_ptr<const Model> conv_scale_then(const Conv& v, const Shape& scale_s
   return b.build();
 }
 
-// node name -> the node whose pass computes it ("" for every node that runs itself).
-std::map<std::string, std::string> fused_into(const Session& s) {
-  std::map<std::string, std::string> m;
-  for (const cvm::NodeKernelPlan& n : s.kernel_plan()) m[n.node] = n.fused_into;
-  return m;
-}
+using Plan = t::FusionPlan;
+using t::fused_into;
+using t::model_input;
 
-// Seeded input of `model` over its whole precision.
-NDArray model_input(const Model& model, uint64_t seed) {
-  const int64_t max = (int64_t{1} << (model.inputs()[0].precision - 1)) - 1;
-  return t::random_in(model.inputs()[0].shape, -max, max, seed);
-}
-
-// Runs `model` fused and unfused on every runnable backend over a few seeded inputs and checks
-// the bits agree; returns the fused plan of the last backend (the scalar reference), and each
-// backend's in `by_backend` when given.
-using Plan = std::map<std::string, std::string>;
+// Clamp fusion on and off (fusion_test_util.h).
 Plan check_fused_equals_unfused(const std::shared_ptr<const Model>& model,
                                 std::map<std::string, Plan>* by_backend = nullptr) {
-  Plan plan;
-  for (const std::string& backend : t::runnable_backends()) {
-    INFO("backend " << backend);
-    SessionOptions fused{backend}, plain{backend};
-    plain.fuse_clamps = false;
-    Session a(model, fused), b(model, plain);
-    for (uint64_t seed = 1; seed <= 3; ++seed) {
-      const NDArray x = model_input(*model, seed);
-      for (Session* s : {&a, &b}) {
-        s->set_input("data", x);
-        s->run();
-      }
-      REQUIRE(a.num_outputs() == b.num_outputs());
-      for (size_t i = 0; i < a.num_outputs(); ++i) CHECK(t::bit_equal(a.output(i), b.output(i)));
-    }
-    for (const auto& [node, into] : fused_into(b)) CHECK(into.empty());  // unfused: none
-    plan = fused_into(a);
-    if (by_backend != nullptr) (*by_backend)[backend] = plan;
-  }
-  return plan;
+  return t::check_fused_equals_unfused(model, &SessionOptions::fuse_clamps, by_backend);
 }
 
 // The entry that ran `node`'s first chain in `s`'s last run.

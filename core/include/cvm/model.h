@@ -228,6 +228,11 @@ struct SessionOptions {
   // (bit-identical; the nodes that compute nothing report NodeKernelPlan::fused_into). The
   // environment variable CVMRT_FUSE=0 turns it off for every session.
   bool fuse_clamps = true;
+  // Runs a chain of concatenations of constant blocks of one value around an activation, one
+  // padded axis a node (how the quantizer writes an ONNX Pad, which CVM lacks), as one pad
+  // kernel call from the activation (bit-identical; the chain's other nodes report
+  // NodeKernelPlan::fused_into). CVMRT_FUSE=0 turns it off too.
+  bool fuse_pads = true;
 };
 
 // The kernels a session runs one node with (Session::kernel_plan()), for "no silent
@@ -250,8 +255,8 @@ struct NodeKernelPlan {
     std::string last_ran;    // the entry that took the last run's call ("": not run yet)
   };
   std::vector<Chain> chains;
-  // The node whose one pass computes this one (SessionOptions::fuse_clamps): its chains are
-  // bound but never run. "" for a node that runs itself.
+  // The node whose one pass computes this one (SessionOptions::fuse_clamps, fuse_pads): its
+  // chains are bound but never run. "" for a node that runs itself.
   std::string fused_into;
 };
 

@@ -90,6 +90,13 @@ std::string node_ref(const Graph& g, uint32_t nid);
 // The node whose outputs include entry `eid` (entries must be consistent with the nodes).
 uint32_t node_of_entry(const Graph& g, uint32_t eid);
 
+// The operator nodes in execution order: node order, variables aside.
+std::vector<uint32_t> execution_order(const Graph& g);
+
+// Per entry, how many reads it has: one per node input, and one more when it is a graph output
+// (read after the run).
+std::vector<uint32_t> reader_counts(const Graph& g);
+
 // Strips a trailing _<digits> from a CVM func_name ("relu_3" -> "relu").
 std::string op_name_from_func_name(const std::string& func_name);
 

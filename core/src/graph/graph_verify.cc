@@ -27,6 +27,23 @@ uint32_t node_of_entry(const Graph& g, uint32_t eid) {
   return static_cast<uint32_t>(it - g.nodes.begin() - 1);
 }
 
+std::vector<uint32_t> execution_order(const Graph& g) {
+  std::vector<uint32_t> order;
+  for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
+    if (!g.nodes[nid].is_variable()) order.push_back(nid);
+  }
+  return order;
+}
+
+std::vector<uint32_t> reader_counts(const Graph& g) {
+  std::vector<uint32_t> readers(g.entries.size(), 0);
+  for (const Node& n : g.nodes) {
+    for (uint32_t eid : n.inputs) ++readers[eid];
+  }
+  for (uint32_t eid : g.heads) ++readers[eid];
+  return readers;
+}
+
 std::string op_name_from_func_name(const std::string& func_name) {
   size_t us = func_name.rfind('_');
   if (us == std::string::npos || us + 1 == func_name.size()) return func_name;

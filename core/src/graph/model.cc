@@ -177,7 +177,10 @@ std::shared_ptr<const Model> make_model(Graph graph, const ModelCost& cost,
   }
   for (const Entry& e : g.entries) m->unplanned_bytes += static_cast<uint64_t>(e.shape.numel()) * 4;
 
-  m->plan = plan_memory(g);
+  m->pad_chains = find_pad_fusions(g, m->param_data);
+  std::vector<KeepLive> keep_live;
+  for (const PadFusion& f : m->pad_chains) keep_live.push_back({f.in, f.rest.back()});
+  m->plan = plan_memory(g, keep_live);
   const uint64_t planned = m->params_bytes + m->plan.arena_bytes;
   VERIFY(planned <= limits.max_storage_bytes)
       << "graph: planned storage of " << planned << " bytes (params " << m->params_bytes

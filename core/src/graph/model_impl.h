@@ -11,6 +11,7 @@
 #include "cvm/model.h"
 #include "cvm/params.h"
 #include "graph.h"
+#include "pad_fusion.h"
 #include "planner.h"
 #include "prepack.h"
 
@@ -65,6 +66,9 @@ struct Model::Impl {
   // taken here, before any sharing) once the model is built.
   std::vector<NDArray> params;
   std::vector<const void*> param_data;
+  // The chains of constant-padding concatenations a session may run as one pad pass; the plan
+  // keeps each chain's input live until its last node.
+  std::vector<graph::PadFusion> pad_chains;
   graph::MemoryPlan plan;
   uint64_t params_bytes = 0;
   uint64_t unplanned_bytes = 0;

@@ -12,10 +12,7 @@ namespace {
 
 // Whether entries a and b occupy the same arena block, or none of each other's bytes.
 bool same_or_apart(const Graph& g, const MemoryPlan& plan, uint32_t a, uint32_t b) {
-  const int64_t a_at = plan.offset[a], b_at = plan.offset[b];
-  const int64_t a_end = a_at + g.entries[a].shape.numel() * 4;
-  const int64_t b_end = b_at + g.entries[b].shape.numel() * 4;
-  return a_at == b_at || a_end <= b_at || b_end <= a_at;
+  return plan.offset[a] == plan.offset[b] || apart_in_plan(g, plan, a, b);
 }
 
 // A run of int32 clamps from entry `from` at order[k] on (output_stage.h's rules): its nodes,
@@ -70,15 +67,8 @@ int channel_multiply(const Graph& g, const MemoryPlan& plan, const std::vector<u
 std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& plan) {
   std::vector<ClampFusion> fusions;
   if (g.is_float()) return fusions;
-  std::vector<uint32_t> order;  // execution order: every operator node
-  for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
-    if (!g.nodes[nid].is_variable()) order.push_back(nid);
-  }
-  std::vector<uint32_t> readers(g.entries.size(), 0);
-  for (const Node& n : g.nodes) {
-    for (uint32_t eid : n.inputs) ++readers[eid];
-  }
-  for (uint32_t eid : g.heads) ++readers[eid];  // an output is read after the run
+  const std::vector<uint32_t> order = execution_order(g);
+  const std::vector<uint32_t> readers = reader_counts(g);
   // Whether `out` may be written by the head while it reads its inputs: apart from each.
   auto apart_from_inputs = [&](const Node& head, uint32_t out) {
     for (uint32_t eid : head.inputs) {  // activations it reads while it writes; params aside

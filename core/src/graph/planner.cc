@@ -22,12 +22,14 @@ class Planner {
  public:
   explicit Planner(const Graph& g) : g_(g), block_of_(g.entries.size(), -1) {}
 
-  MemoryPlan run() {
+  MemoryPlan run(const std::vector<KeepLive>& keep_live) {
     std::vector<int64_t> last_use(g_.entries.size(), kNeverUsed);
+    // Per node, the entries it reads, and those kept live until it runs.
+    std::vector<std::vector<uint32_t>> reads(g_.nodes.size());
+    for (uint32_t nid = 0; nid < g_.nodes.size(); ++nid) reads[nid] = g_.nodes[nid].inputs;
+    for (const KeepLive& k : keep_live) reads[k.until_node].push_back(k.entry);
     for (uint32_t nid = 0; nid < g_.nodes.size(); ++nid) {
-      for (uint32_t eid : g_.nodes[nid].inputs) {
-        last_use[eid] = std::max<int64_t>(last_use[eid], nid);
-      }
+      for (uint32_t eid : reads[nid]) last_use[eid] = std::max<int64_t>(last_use[eid], nid);
     }
     for (uint32_t h : g_.heads) last_use[h] = kForever;
     find_concat_members();
@@ -64,7 +66,7 @@ class Planner {
         }
         place(eid);
       }
-      std::vector<uint32_t> inputs = n.inputs;
+      std::vector<uint32_t> inputs = reads[nid];
       std::sort(inputs.begin(), inputs.end());
       inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
       for (uint32_t eid : inputs) {
@@ -176,7 +178,16 @@ class Planner {
 
 }  // namespace
 
-MemoryPlan plan_memory(const Graph& g) { return Planner(g).run(); }
+MemoryPlan plan_memory(const Graph& g, const std::vector<KeepLive>& keep_live) {
+  return Planner(g).run(keep_live);
+}
+
+bool apart_in_plan(const Graph& g, const MemoryPlan& plan, uint32_t a, uint32_t b) {
+  const int64_t a_at = plan.offset[a], b_at = plan.offset[b];
+  const int64_t a_end = a_at + g.entries[a].shape.numel() * 4;
+  const int64_t b_end = b_at + g.entries[b].shape.numel() * 4;
+  return a_end <= b_at || b_end <= a_at;
+}
 
 }  // namespace graph
 }  // namespace cvm

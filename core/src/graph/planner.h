@@ -40,7 +40,16 @@ struct MemoryPlan {
 //   concatenation directly and the concatenate copies only the other inputs (it skips a part
 //   in place). The block is free again after the last use of the output and of every such
 //   input (other nodes may read an input after the concatenate).
-MemoryPlan plan_memory(const Graph& g);
+// - an entry of keep_live stays live until node until_node has run, as if that node read it
+//   (a fused pass reads it there: pad_fusion.h).
+struct KeepLive {
+  uint32_t entry = 0;
+  uint32_t until_node = 0;
+};
+MemoryPlan plan_memory(const Graph& g, const std::vector<KeepLive>& keep_live = {});
+
+// Whether the arena entries a and b share no byte in `plan` (int32 elements).
+bool apart_in_plan(const Graph& g, const MemoryPlan& plan, uint32_t a, uint32_t b);
 
 }  // namespace graph
 }  // namespace cvm

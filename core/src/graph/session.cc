@@ -10,6 +10,8 @@
 #include "kernel_views.h"
 #include "model_impl.h"
 #include "output_stage.h"
+#include "pad_fusion.h"
+#include "params/float_nn.h"
 #include "params_format.h"
 
 namespace cvm {
@@ -34,9 +36,11 @@ struct Session::State {
     // The model's pack of a constant weight for kernels.packed_for (keeps kernels.packed).
     std::shared_ptr<const ops::PrepackedWeight> packed;
     std::vector<std::string> pack_notes;  // entries whose packer declined the weight
-    // Clamp fusion (output_stage.h): the first node of a fused run computes `clamp` from
-    // fused_in into outputs[0] through clamp_chain; the run's other nodes compute nothing.
-    bool fused_pass = false;
+    // A fused pass: the first node of a fused run computes the whole run from fused_in into
+    // outputs[0] through pass_chain, the run's other nodes nothing. Clamp fusion
+    // (output_stage.h): `clamp` by the cvm_right_shift or clip kernel; pad fusion
+    // (pad_fusion.h): `pad` by the pad kernel.
+    enum class Pass { kNone, kClamp, kPad } pass = Pass::kNone;
     // The pass's conv2d / dense when it writes the run's output itself with the clamp passed to
     // its kernels (NodeKernels::clamp): the pass then runs, in place, only after an entry
     // without KernelEntry::applies_clamp.
@@ -48,11 +52,13 @@ struct Session::State {
     kernel::ChannelScale channel_scale{};
     std::string fused_into;  // a node computed by another's pass: that node's name
     kernel::CvmClampParams clamp{};
-    KernelChain clamp_chain;
+    kernel::PadParams pad{};
+    KernelChain pass_chain;
     NDArray fused_in;
     std::string fused_note;
   };
   std::vector<Step> steps;
+  std::vector<size_t> step_index;  // node id -> its step (operator nodes)
   bool input_set = false;
   bool ran = false;
   bool profiling = false;
@@ -63,7 +69,12 @@ struct Session::State {
   std::vector<NDArray> host_heads() const;
   void write_input(const void* src, bool int8, int64_t count);
   void bind(Step& step, const ChainPolicy& policy);
+  // Makes the step of node first_nid a pass of `kernel_op` from entry `in` into entry `out`
+  // that computes the nodes of `rest` too; they name it and compute nothing.
+  Step& mark_pass(Step::Pass kind, uint32_t first_nid, const std::vector<uint32_t>& rest,
+                  uint32_t in, uint32_t out, const char* kernel_op, const ChainPolicy& policy);
   void fuse_clamps(const ChainPolicy& policy);
+  void fuse_pads(const ChainPolicy& policy);
   void compute(Step& step) const;
   // Whether the clamp pass of `step` (or its part of a scale stage) was applied by its conv2d /
   // dense kernel in the last run.
@@ -149,37 +160,42 @@ void Session::State::bind(Step& step, const ChainPolicy& policy) {
   }
 }
 
+Session::State::Step& Session::State::mark_pass(Step::Pass kind, uint32_t first_nid,
+                                               const std::vector<uint32_t>& rest, uint32_t in,
+                                               uint32_t out, const char* kernel_op,
+                                               const ChainPolicy& policy) {
+  const Graph& g = m->graph;
+  Step& pass = steps[step_index[first_nid]];
+  pass.pass = kind;
+  pass.fused_in = entries[in];
+  pass.outputs = {entries[out]};
+  pass.pass_chain = resolve_chain(policy, {kernel_op, kernel::ElemType::kInt32}, device);
+  pass.fused_note = "one " + std::string(kernel_op) + " pass for " + g.nodes[first_nid].name;
+  for (uint32_t nid : rest) {
+    steps[step_index[nid]].fused_into = g.nodes[first_nid].name;
+    pass.fused_note += ", " + g.nodes[nid].name;
+  }
+  return pass;
+}
+
 // Marks the steps of every fusable clamp run: its first node runs the combined clamp (the
 // cvm_right_shift kernel, or clip without a shift) from the head's output into the run's last
 // output; the others are skipped.
 void Session::State::fuse_clamps(const ChainPolicy& policy) {
   const Graph& g = m->graph;
-  std::vector<size_t> step_of(g.nodes.size(), 0);
-  for (size_t i = 0; i < steps.size(); ++i) step_of[steps[i].nid] = i;
-  // Makes the step of node first_nid the pass that computes a run (that node, then `rest`)
-  // with `clamp`, from entry `in` into entry `out`; the rest name it and compute nothing.
-  auto mark_pass = [&](uint32_t first_nid, const std::vector<uint32_t>& rest,
-                       const kernel::CvmClampParams& clamp, uint32_t in, uint32_t out) -> Step& {
-    Step& pass = steps[step_of[first_nid]];
-    pass.fused_pass = true;
+  auto mark_clamp = [&](uint32_t first_nid, const std::vector<uint32_t>& rest,
+                        const kernel::CvmClampParams& clamp, uint32_t in, uint32_t out) -> Step& {
+    Step& pass = mark_pass(Step::Pass::kClamp, first_nid, rest, in, out,
+                           clamp.shift > 0 ? "cvm_right_shift" : "clip", policy);
     pass.clamp = clamp;
-    pass.fused_in = entries[in];
-    pass.outputs = {entries[out]};
-    const char* kernel_op = clamp.shift > 0 ? "cvm_right_shift" : "clip";
-    pass.clamp_chain = resolve_chain(policy, {kernel_op, kernel::ElemType::kInt32}, device);
-    pass.fused_note = "one " + std::string(kernel_op) + " pass for " + g.nodes[first_nid].name;
-    for (uint32_t nid : rest) {
-      steps[step_of[nid]].fused_into = g.nodes[first_nid].name;
-      pass.fused_note += ", " + g.nodes[nid].name;
-    }
     return pass;
   };
   for (const graph::ClampFusion& f : graph::find_clamp_fusions(g, m->plan)) {
-    Step& first = mark_pass(f.first, f.rest, f.clamp, f.in, f.out);
+    Step& first = mark_clamp(f.first, f.rest, f.clamp, f.in, f.out);
     // The conv2d / dense writes the run's last output itself, clamped where its kernel can:
     // the pass then runs in place there, after an entry that does not apply it.
     if (!f.head_writes_out) continue;
-    Step& head = steps[step_of[f.head]];
+    Step& head = steps[step_index[f.head]];
     head.outputs = {entries[f.out]};
     head.kernels.clamp = &first.clamp;
     first.fused_in = entries[f.out];
@@ -188,7 +204,7 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
     first.fused_note += by_head;
     if (!f.has_scale) continue;
     // The scale stage, in place in the run's last output unless the head's kernel applies it.
-    Step& mul = steps[step_of[f.scale.node]];
+    Step& mul = steps[step_index[f.scale.node]];
     const graph::Node& mul_node = g.nodes[f.scale.node];
     for (size_t i = 0; i < mul_node.inputs.size(); ++i) {
       if (mul_node.inputs[i] != f.scale.multiplier) mul.inputs[i] = entries[f.out];
@@ -196,7 +212,7 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
     mul.outputs = {entries[f.out]};
     mul.clamped_by = &head;
     mul.in_scale_stage = true;
-    Step& second = mark_pass(f.scale.first, f.scale.rest, f.scale.clamp, f.out, f.out);
+    Step& second = mark_clamp(f.scale.first, f.scale.rest, f.scale.clamp, f.out, f.out);
     second.clamped_by = &head;
     second.in_scale_stage = true;
     second.fused_note += by_head;
@@ -205,6 +221,19 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
                               f.scale.clamp};
       head.kernels.scale = &second.channel_scale;
     }
+  }
+}
+
+// Marks the steps of every fusable pad chain: its first node runs one pad kernel call from the
+// chain's activation into its last output; the others are skipped.
+void Session::State::fuse_pads(const ChainPolicy& policy) {
+  for (const graph::PadFusion& f : m->pad_chains) {
+    if (!graph::apart_in_plan(m->graph, m->plan, f.in, f.out)) continue;  // kept so by the plan
+    Step& pass = mark_pass(Step::Pass::kPad, f.first, f.rest, f.in, f.out, "pad", policy);
+    for (size_t d = 0; d < f.begin.size() && d < kernel::kMaxKernelDims; ++d) {
+      pass.pad.begin[d] = f.begin[d];
+    }
+    std::memcpy(&pass.pad.value_bits, &f.value, 4);
   }
 }
 
@@ -218,11 +247,16 @@ bool Session::State::clamp_done(const Step& step) {
 
 void Session::State::compute(Step& step) const {
   if (!step.fused_into.empty() || clamp_done(step)) return;
-  if (step.fused_pass) {
+  if (step.pass == Step::Pass::kClamp) {
     NDArray out = step.outputs[0];
     const std::vector<ops::Operand> operands = {
         {&out, out.mutable_data()}, {&step.fused_in, const_cast<void*>(step.fused_in.data())}};
-    ops::run_kernel(step.clamp_chain, ops::elementwise_views(operands), 1, &step.clamp);
+    ops::run_kernel(step.pass_chain, ops::elementwise_views(operands), 1, &step.clamp);
+    return;
+  }
+  if (step.pass == Step::Pass::kPad) {
+    ops::run_kernel(step.pass_chain, ops::plain_views(step.outputs, {step.fused_in}), 1,
+                    &step.pad);
     return;
   }
   const graph::Node& n = m->graph.nodes[step.nid];
@@ -321,6 +355,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
                                                                 param);
     }
   }
+  s_->step_index.assign(g.nodes.size(), 0);
   for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
     const graph::Node& n = g.nodes[nid];
     if (n.is_variable()) continue;
@@ -332,9 +367,11 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
       step.output_bytes += step.outputs.back().nbytes();
     }
     s_->bind(step, policy);
+    s_->step_index[nid] = s_->steps.size();
     s_->steps.push_back(std::move(step));
   }
   if (options.fuse_clamps && graph::fusion_enabled()) s_->fuse_clamps(policy);
+  if (options.fuse_pads && graph::fusion_enabled()) s_->fuse_pads(policy);
   s_->stream.synchronize();  // the arena's zeros and the params are in place
 }
 
@@ -430,8 +467,9 @@ std::vector<NodeKernelPlan> Session::kernel_plan() const {
     NodeKernelPlan node{n.name, n.op_name, {}, step.fused_into};
     if (State::clamp_done(step)) node.fused_into = s_->m->graph.nodes[step.clamped_by->nid].name;
     std::vector<const KernelChain*> chains;
-    if (step.fused_pass) {
-      chains.push_back(&step.clamp_chain);
+    const bool pass = step.pass != State::Step::Pass::kNone;
+    if (pass) {
+      chains.push_back(&step.pass_chain);
     } else {
       for (const KernelChain& c : step.kernels.chains) chains.push_back(&c);
     }
@@ -442,8 +480,8 @@ std::vector<NodeKernelPlan> Session::kernel_plan() const {
       chain.dtype = elem_type_name(c.key.dtype);
       for (const kernel::KernelEntry* e : c.entries) chain.entries.push_back(e->name);
       chain.notes = c.notes;
-      if (step.fused_pass) chain.notes.push_back(step.fused_note);
-      if (i == 0 && !step.fused_pass) {
+      if (pass) chain.notes.push_back(step.fused_note);
+      if (i == 0 && !pass) {
         chain.notes.insert(chain.notes.end(), step.pack_notes.begin(), step.pack_notes.end());
         if (step.kernels.packed_for != nullptr) chain.packed_for = step.kernels.packed_for->name;
       }
