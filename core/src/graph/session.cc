@@ -228,11 +228,14 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
 // chain's activation into its last output; the others are skipped.
 void Session::State::fuse_pads(const ChainPolicy& policy) {
   for (const graph::PadFusion& f : m->pad_chains) {
-    if (!graph::apart_in_plan(m->graph, m->plan, f.in, f.out)) continue;  // kept so by the plan
-    Step& pass = mark_pass(Step::Pass::kPad, f.first, f.rest, f.in, f.out, "pad", policy);
-    for (size_t d = 0; d < f.begin.size() && d < kernel::kMaxKernelDims; ++d) {
-      pass.pad.begin[d] = f.begin[d];
+    // Apart: kept so by the plan. Kernel views have at most kMaxKernelDims dimensions (the
+    // concatenates, which may merge dimensions, then run as they are).
+    if (!graph::apart_in_plan(m->graph, m->plan, f.in, f.out) ||
+        f.begin.size() > static_cast<size_t>(kernel::kMaxKernelDims)) {
+      continue;
     }
+    Step& pass = mark_pass(Step::Pass::kPad, f.first, f.rest, f.in, f.out, "pad", policy);
+    for (size_t d = 0; d < f.begin.size(); ++d) pass.pad.begin[d] = f.begin[d];
     std::memcpy(&pass.pad.value_bits, &f.value, 4);
   }
 }
