@@ -58,11 +58,8 @@ inline constexpr auto compact = test::compact_strides;
 // few values just outside, and any int32 (sums that wrap).
 enum class Range { kInt8, kInt8Edges, kNearInt8, kInt32 };
 
-struct Rng {
-  explicit Rng(uint64_t seed) : gen(seed) {}
-  int64_t uniform(int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(gen);
-  }
+struct Rng : test::OperandRng {
+  using OperandRng::OperandRng;
   int32_t value(Range r) {
     switch (r) {
       case Range::kInt8:
@@ -75,9 +72,7 @@ struct Rng {
       case Range::kInt32:
         break;
     }
-    static const int32_t kEdges[] = {INT32_MIN, INT32_MAX, INT32_MIN + 1, -1, 0, 1, 65536};
-    return uniform(0, 3) == 0 ? kEdges[uniform(0, 6)]
-                              : static_cast<int32_t>(uniform(INT32_MIN, INT32_MAX));
+    return any_int32(65536);
   }
   Range range() { return static_cast<Range>(uniform(0, 3)); }
   std::vector<int32_t> values(int64_t n, Range r) {
@@ -85,44 +80,15 @@ struct Rng {
     for (int32_t& x : v) x = value(r);
     return v;
   }
-  std::mt19937_64 gen;
 };
 
-// Runs `op` (an op or an entry name: entry_of) of the portable backend and of the scalar
-// reference, each into its own copy of the output storage (garbage, so unwritten outputs show),
-// and requires equal bytes. A declined call must leave the output untouched (the reference then
-// runs it, as a node's chain would); returns whether the portable kernel took the call.
+// The portable entry of `op` (an op or an entry name: entry_of) against the scalar reference
+// (test::entry_matches_reference); whether the portable kernel took the call.
 inline bool same_as_reference(const std::string& op, const std::vector<TensorView>& inputs,
-                       TensorView out, std::vector<int32_t>& storage, const void* params,
-                       const void* prepacked = nullptr) {
-  const std::vector<int32_t> init = storage;
-  const ptrdiff_t offset = static_cast<int32_t*>(out.data) - storage.data();
-  const kernel::KernelEntry& portable = entry_of(kernel::kPortableBackend, op);
-  const KernelFn fns[2] = {portable.fn, table_kernel(kernel::kScalarBackend, portable.op)};
-  std::vector<int32_t> results[2];
-  bool took = true;
-  for (int i = 0; i < 2; ++i) {
-    storage = init;
-    out.data = storage.data() + offset;
-    KernelCall call{};
-    call.inputs = inputs.data();
-    call.num_inputs = static_cast<int32_t>(inputs.size());
-    call.outputs = &out;
-    call.num_outputs = 1;
-    call.params = params;
-    call.prepacked = i == 0 ? prepacked : nullptr;
-    const KernelStatus status = fns[i](call);
-    if (i == 0 && status == KernelStatus::kDeclined) {
-      took = false;
-      REQUIRE(storage == init);
-      REQUIRE(fns[1](call) == KernelStatus::kDone);
-    } else {
-      REQUIRE(status == KernelStatus::kDone);
-    }
-    results[i] = storage;
-  }
-  REQUIRE(results[0] == results[1]);
-  return took;
+                              TensorView out, std::vector<int32_t>& storage, const void* params,
+                              const void* prepacked = nullptr) {
+  return test::entry_matches_reference(entry_of(kernel::kPortableBackend, op), inputs, out,
+                                       storage, params, prepacked);
 }
 
 // A weight packed by the portable entry of `op` (params as a call passes them; their scratch
@@ -163,9 +129,7 @@ struct Conv {
   bool bias;
 };
 
-inline int64_t extent(int64_t in, int64_t pad, int64_t dil, int64_t k, int64_t stride) {
-  return (in + 2 * pad - dil * (k - 1) - 1) / stride + 1;
-}
+inline constexpr auto extent = test::conv_extent;
 
 // Conv k on x and w of range r (bias any int32), with scratch lent; returns whether the
 // portable kernel took it. pitch_extra > 0: x rows with a padded pitch. prepack: also with the
@@ -188,11 +152,8 @@ inline bool check_conv(Rng& rng, const Conv& k, Range r, int64_t pitch_extra = 0
       view(x.data(), {k.n, k.c, k.h, k.w}, {k.c * k.h * pitch, k.h * pitch, pitch, 1}),
       view(w.data(), {k.oc, gc, k.kh, k.kw}, compact({k.oc, gc, k.kh, k.kw}))};
   if (k.bias) in.push_back(view(b.data(), {k.oc}, {1}));
-  INFO("conv x (" << k.n << ", " << k.c << ", " << k.h << ", " << k.w << ") oc " << k.oc
-                  << " kernel " << k.kh << "x" << k.kw << " stride " << k.p.stride_h << ","
-                  << k.p.stride_w << " pad " << k.p.pad_h << "," << k.p.pad_w << " dilation "
-                  << k.p.dilation_h << "," << k.p.dilation_w << " groups " << k.p.groups
-                  << " bias " << k.bias << " range " << static_cast<int>(r));
+  INFO(test::conv_case_text(k.n, k.c, k.h, k.w, k.oc, k.kh, k.kw, k.p, k.p.groups)
+       << " bias " << k.bias << " range " << static_cast<int>(r));
   test::PoisonedScratch scratch;
   kernel::Conv2dParams p = k.p;
   p.scratch = scratch.get();

@@ -42,11 +42,8 @@ constexpr auto compact_strides = test::compact_strides;
 // (the int16 bounds included), full int32 operands the exact int32 multiply.
 enum class Range { kInt8, kInt16, kInt16Edges, kInt32 };
 
-struct Rng {
-  explicit Rng(uint64_t seed) : gen(seed) {}
-  int64_t uniform(int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(gen);
-  }
+struct Rng : test::OperandRng {
+  using OperandRng::OperandRng;
   int32_t value(Range r) {
     switch (r) {
       case Range::kInt8:
@@ -60,16 +57,13 @@ struct Rng {
       case Range::kInt32:
         break;
     }
-    static const int32_t kEdges[] = {INT32_MIN, INT32_MAX, INT32_MIN + 1, -1, 0, 1, 32768};
-    return uniform(0, 3) == 0 ? kEdges[uniform(0, 6)]
-                              : static_cast<int32_t>(uniform(INT32_MIN, INT32_MAX));
+    return any_int32(32768);
   }
   std::vector<int32_t> values(size_t n, Range r) {
     std::vector<int32_t> v(n);
     for (int32_t& x : v) x = value(r);
     return v;
   }
-  std::mt19937_64 gen;
 };
 
 // The wasm table's entries these tests call, by name (conv2d has two: Winograd, then the rest).
@@ -85,39 +79,12 @@ const kernel::KernelEntry& wasm_entry(const std::string& name) {
   return kernel::kWasmBackend.entries[0];
 }
 
-// Runs the wasm entry `entry` and the scalar reference of its op on the same inputs, each into
-// its own copy of `out_init` (garbage, so unwritten outputs show), and requires equal bytes. The
-// output view's data member is rebased onto each copy. A call the wasm kernel declines must
-// leave its output untouched; the scalar reference then runs it, as a node's chain would.
-void require_same(const std::string& entry, std::vector<TensorView> inputs, TensorView out,
+// The wasm entry named `entry` against the scalar reference of its op
+// (test::entry_matches_reference).
+void require_same(const std::string& entry, const std::vector<TensorView>& inputs, TensorView out,
                   std::vector<int32_t>& out_storage, const void* params,
                   const void* prepacked = nullptr) {
-  const std::vector<int32_t> init = out_storage;
-  const ptrdiff_t out_offset = static_cast<int32_t*>(out.data) - out_storage.data();
-  std::vector<int32_t> results[2];
-  const kernel::KernelEntry& e = wasm_entry(entry);
-  const KernelFn fns[2] = {e.fn, table_kernel(kernel::kScalarBackend, e.op)};
-  for (int i = 0; i < 2; ++i) {
-    out_storage = init;
-    out.data = out_storage.data() + out_offset;
-    KernelCall call{};
-    call.inputs = inputs.data();
-    call.num_inputs = static_cast<int32_t>(inputs.size());
-    call.outputs = &out;
-    call.num_outputs = 1;
-    call.params = params;
-    call.prepacked = i == 0 ? prepacked : nullptr;
-    const kernel::KernelStatus status = fns[i](call);
-    if (i == 0 && status == kernel::KernelStatus::kDeclined) {
-      REQUIRE(out_storage == init);
-      call.prepacked = nullptr;
-      REQUIRE(fns[1](call) == kernel::KernelStatus::kDone);
-    } else {
-      REQUIRE(status == kernel::KernelStatus::kDone);
-    }
-    results[i] = out_storage;
-  }
-  REQUIRE(results[0] == results[1]);
+  test::entry_matches_reference(wasm_entry(entry), inputs, out, out_storage, params, prepacked);
 }
 
 }  // namespace
@@ -146,10 +113,7 @@ struct ConvCase {
   bool bias;
 };
 
-// Output extent of one spatial axis (the op layer's formula).
-int64_t conv_extent(int64_t in, int64_t pad, int64_t dil, int64_t k, int64_t stride) {
-  return (in + 2 * pad - dil * (k - 1) - 1) / stride + 1;
-}
+using test::conv_extent;
 
 void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x, const char* conv_entry) {
   const int64_t oh = conv_extent(k.h, k.p.pad_h, k.p.dilation_h, k.kh, k.p.stride_h);
@@ -167,11 +131,8 @@ void check_conv(Rng& rng, const ConvCase& k, Range range, bool strided_x, const 
       view(x.data(), {k.n, k.c, k.h, k.w}, {k.c * k.h * pitch, k.h * pitch, pitch, 1}),
       view(w.data(), {k.oc, gc, k.kh, k.kw}, compact_strides({k.oc, gc, k.kh, k.kw}))};
   if (k.bias) in.push_back(view(b.data(), {k.oc}, {1}));
-  INFO("conv x (" << k.n << ", " << k.c << ", " << k.h << ", " << k.w << ") oc " << k.oc
-                  << " kernel " << k.kh << "x" << k.kw << " stride " << k.p.stride_h << ","
-                  << k.p.stride_w << " pad " << k.p.pad_h << "," << k.p.pad_w << " dilation "
-                  << k.p.dilation_h << "," << k.p.dilation_w << " groups " << k.groups << " bias "
-                  << k.bias << " range " << static_cast<int>(range) << " strided " << strided_x);
+  INFO(test::conv_case_text(k.n, k.c, k.h, k.w, k.oc, k.kh, k.kw, k.p, k.groups)
+       << " bias " << k.bias << " range " << static_cast<int>(range) << " strided " << strided_x);
   const TensorView out = view(y.data(), {k.n, k.oc, oh, ow}, compact_strides({k.n, k.oc, oh, ow}));
   // No scratch, or scratch refused after 0 to 3 blocks (the GEMM takes up to 4), or lent
   // (the operator calls' case).
