@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -26,14 +25,7 @@ namespace {
 
 using kernel::ElemType;
 using kernel::KernelCall;
-using kernel::KernelFn;
 using kernel::TensorView;
-
-KernelFn table_kernel(const kernel::BackendTable& table, const std::string& op) {
-  const kernel::KernelEntry* e = test::find_int32_entry(table, op);
-  if (e == nullptr) FAIL("no int32 kernel " << op << " in backend " << table.name);
-  return e->fn;
-}
 
 constexpr auto view = test::int32_view;
 constexpr auto compact_strides = test::compact_strides;
