@@ -179,6 +179,12 @@ struct KernelEntry {
   bool applies_clamp = false;
   // conv2d entries: every call also applies Conv2dParams::scale (when set) after the clamp.
   bool applies_channel_scale = false;
+  // conv2d and dense entries with applies_clamp: calls may hold their activations as int8.
+  // inputs[0] may be an int8 view (the values an int32 one would hold: conv2d/dense data has
+  // precision <= 8); outputs[0] may be an int8 view when the call's clamp is set, within
+  // [-128, 127], and its scale null: it then receives the clamped values, exact. Weights and
+  // bias stay int32. Such an entry may still decline an int8 call; the op layer then widens.
+  bool takes_int8_activations = false;
 };
 
 // A backend: its name, its kernels, and whether it can run on this machine at all.

@@ -143,6 +143,52 @@ class KernelScratch {
   int count_ = 0;
 };
 
+bool takes_int8_activations(const kernel::KernelEntry& e) { return e.takes_int8_activations; }
+
+// Runs a conv2d / dense call through `kernels`. A session with int8 activation buffers hands
+// it an int8 activation (inputs[0]) or output, the output only with `clamp` set within int8
+// (KernelEntry::takes_int8_activations): the chain's entries that take int8 run such a call;
+// when each of them declines, the call runs on int32 copies through the whole chain, the clamp
+// applied here when the entry that ran did not, and the result is narrowed into the output.
+void run_gemm(const NodeKernels& kernels, const std::vector<NDArray>& outputs,
+              const std::vector<NDArray>& inputs, const void* params,
+              const kernel::CvmClampParams* clamp) {
+  const DataType i8 = DataType::Int(8), i32 = DataType::Int(32);
+  const bool narrow_in = inputs[0].dtype() == i8, narrow_out = outputs[0].dtype() == i8;
+  if (!narrow_in && !narrow_out) {
+    run_kernel(kernels[0], plain_views(outputs, inputs), 1, params, kernels.packed_for,
+               kernels.packed);
+    return;
+  }
+  if (try_run_kernel(kernels[0], plain_views(outputs, inputs), 1, params, kernels.packed_for,
+                     kernels.packed, takes_int8_activations)) {
+    return;
+  }
+  CHECK(inputs[0].device().is_cpu() && (!narrow_out || clamp != nullptr))
+      << "int8 activations: a conv2d/dense call on " << inputs[0].device().name()
+      << (narrow_out && clamp == nullptr ? " with an int8 output and no clamp" : "");
+  std::vector<NDArray> wide_in = inputs, wide_out = outputs;
+  if (narrow_in) {
+    const NDArray x = inputs[0].contiguous();
+    wide_in[0] = NDArray::empty(x.shape(), i32);
+    const int8_t* src = x.data_as<int8_t>();
+    int32_t* dst = wide_in[0].mutable_data_as<int32_t>();
+    for (int64_t i = 0; i < x.numel(); ++i) dst[i] = src[i];
+  }
+  if (narrow_out) wide_out[0] = NDArray::empty(outputs[0].shape(), i32);
+  run_kernel(kernels[0], plain_views(wide_out, wide_in), 1, params, kernels.packed_for,
+             kernels.packed);
+  if (!narrow_out) return;
+  const bool clamped = kernels[0].last_ran->applies_clamp;
+  const int32_t* src = wide_out[0].data_as<int32_t>();
+  NDArray y = outputs[0].is_contiguous() ? outputs[0] : NDArray::empty(outputs[0].shape(), i8);
+  int8_t* dst = y.mutable_data_as<int8_t>();
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    dst[i] = static_cast<int8_t>(clamped ? src[i] : kernel::apply_clamp_one(src[i], *clamp));
+  }
+  if (!outputs[0].is_contiguous()) NDArray(outputs[0]).copy_from(y);
+}
+
 // ---------------------------------------------------------------------------------------------
 // conv2d
 
@@ -237,8 +283,7 @@ class Conv2dOp : public OpDef {
     params.scratch = scratch.get();
     params.clamp = kernels.clamp;
     params.scale = kernels.scale;
-    run_kernel(kernels[0], plain_views(outputs, inputs), 1, &params, kernels.packed_for,
-               kernels.packed);
+    run_gemm(kernels, outputs, inputs, &params, kernels.clamp);
   }
 
  private:
@@ -322,8 +367,7 @@ class DenseOp : public OpDef {
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     KernelScratch scratch(inputs[0].device());
     const kernel::DenseParams params{scratch.get(), kernels.clamp};
-    run_kernel(kernels[0], plain_views(outputs, inputs), 1, &params, kernels.packed_for,
-               kernels.packed);
+    run_gemm(kernels, outputs, inputs, &params, kernels.clamp);
   }
 };
 

@@ -68,9 +68,9 @@ std::vector<kernel::TensorView> plain_views(const std::vector<NDArray>& outputs,
   return views;
 }
 
-void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>& views,
-                int num_outputs, const void* params, const kernel::KernelEntry* packed_for,
-                const void* packed) {
+bool try_run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>& views,
+                    int num_outputs, const void* params, const kernel::KernelEntry* packed_for,
+                    const void* packed, bool (*admit)(const kernel::KernelEntry&)) {
   kernel::KernelCall call;
   call.outputs = views.data();
   call.num_outputs = num_outputs;
@@ -82,11 +82,12 @@ void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>&
   call.parallel = parallel.num_threads > 1 ? &parallel : nullptr;
   call.stream = device::current_stream();
   for (const kernel::KernelEntry* e : chain.entries) {
+    if (admit != nullptr && !admit(*e)) continue;
     call.prepacked = e == packed_for ? packed : nullptr;
     const kernel::KernelStatus status = e->fn(call);
     if (status == kernel::KernelStatus::kDone) {
       chain.last_ran = e;
-      return;
+      return true;
     }
     if (status == kernel::KernelStatus::kFailed) {
       const kernel::BackendTable* table = table_of(*e);
@@ -96,8 +97,15 @@ void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>&
                           << (api ? api->last_error() : "no message");
     }
   }
-  CVM_CHECK(false) << "every kernel of the chain for \"" << chain.key.op
-                   << "\" declined the call (the scalar reference must take every call)";
+  return false;
+}
+
+void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>& views,
+                int num_outputs, const void* params, const kernel::KernelEntry* packed_for,
+                const void* packed) {
+  CVM_CHECK(try_run_kernel(chain, views, num_outputs, params, packed_for, packed, nullptr))
+      << "every kernel of the chain for \"" << chain.key.op
+      << "\" declined the call (the scalar reference must take every call)";
 }
 
 void verify_writable(const NDArray& dst, const char* what) {

@@ -39,6 +39,11 @@ std::vector<kernel::TensorView> plain_views(const std::vector<NDArray>& outputs,
 void run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>& views,
                 int num_outputs, const void* params,
                 const kernel::KernelEntry* packed_for = nullptr, const void* packed = nullptr);
+// As run_kernel, but tries only the entries `admit` accepts (every entry when null) and
+// returns false, with nothing run, when each of them declines.
+bool try_run_kernel(const KernelChain& chain, const std::vector<kernel::TensorView>& views,
+                    int num_outputs, const void* params, const kernel::KernelEntry* packed_for,
+                    const void* packed, bool (*admit)(const kernel::KernelEntry&));
 
 // The kernels copying dtype `from` into dtype `to` calls: {"copy", from}, then {"cast", to} when
 // the dtypes differ — the chains copy_into() takes, in that order.

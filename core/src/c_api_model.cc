@@ -459,7 +459,8 @@ extern "C" int CVMSessionGetKernelPlan(CVMSessionHandle session, const char** js
       nodes.push_back({{"node", node.node},
                        {"op", node.op},
                        {"chains", std::move(chains)},
-                       {"fused_into", node.fused_into}});
+                       {"fused_into", node.fused_into},
+                       {"int8_output", node.int8_output}});
     }
     thread_local std::string text;
     text = nlohmann::json{{"backend", session->session.backend()}, {"nodes", std::move(nodes)}}

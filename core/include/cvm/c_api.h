@@ -365,14 +365,18 @@ CVM_DLL int CVMSessionCreateEx(CVMModelHandle model, const char* backend, CVMSes
  *   {"backend": "simd", "nodes": [{"node": "conv1", "op": "conv2d", "chains": [{"kernel_op":
  *    "conv2d", "dtype": "int32", "entries": ["conv2d_i16i32__avx2", "conv2d_i32__scalar"],
  *    "notes": ["conv2d_i8i32__amx: CPU lacks amx-tile amx-int8"], "packed_for":
- *    "conv2d_i16i32__avx2", "last_ran": "conv2d_i16i32__avx2"}], "fused_into": ""}, ...]}
+ *    "conv2d_i16i32__avx2", "last_ran": "conv2d_i16i32__avx2"}], "fused_into": "",
+ *    "int8_output": false}, ...]}
  * per operator node in execution order: the table entries tried in order (the first that
  * takes a call runs; the scalar reference, last, takes every call), why the backend's other
  * entries are missing or moved, the entry its constant weight was packed for ("" none) and the
  * entry that took the last run's call ("" before a run). So "no silent fallback" is checkable.
  * "fused_into" names the node whose one clamp pass computes this node (the int32 clamps after a
  * conv2d or dense, e.g. cvm_right_shift, cvm_clip, relu: that first node's chain is then the
- * pass's kernel), "" for a node that runs itself; CVMRT_FUSE=0 turns the fusion off. */
+ * pass's kernel), "" for a node that runs itself; CVMRT_FUSE=0 turns the fusion off.
+ * "int8_output": the node writes its output as int8, which the conv2d / dense nodes reading it
+ * read as int8 (SessionOptions::int8_activations in cvm/model.h; CVMRT_INT8_ACTIVATIONS=0
+ * turns it off). */
 CVM_DLL int CVMSessionGetKernelPlan(CVMSessionHandle session, const char** json);
 /* Frees a session (NULL is a no-op that succeeds). */
 CVM_DLL int CVMSessionFree(CVMSessionHandle session);

@@ -233,6 +233,13 @@ struct SessionOptions {
   // kernel call from the activation (bit-identical; the chain's other nodes report
   // NodeKernelPlan::fused_into). CVMRT_FUSE=0 turns it off too.
   bool fuse_pads = true;
+  // Holds an activation as int8 instead of int32 where that is exact and its kernels take it:
+  // the output of a conv2d / dense whose kernel applies its fused clamp (fuse_clamps) within
+  // [-128, 127], when every node reading it is a conv2d / dense taking it as data and the
+  // kernels heading the chains of all of them take int8 activations
+  // (NodeKernelPlan::int8_output). A quarter of the bytes to write and read; the same bits.
+  // CPU sessions only. CVMRT_INT8_ACTIVATIONS=0 turns it off for every session.
+  bool int8_activations = true;
 };
 
 // The kernels a session runs one node with (Session::kernel_plan()), for "no silent
@@ -258,6 +265,9 @@ struct NodeKernelPlan {
   // The node whose one pass computes this one (SessionOptions::fuse_clamps, fuse_pads): its
   // chains are bound but never run. "" for a node that runs itself.
   std::string fused_into;
+  // Whether the node writes its output as int8 (SessionOptions::int8_activations): the output
+  // of its fused clamp run, which the nodes reading it read as int8.
+  bool int8_output = false;
 };
 
 class CVM_EXPORT Session {

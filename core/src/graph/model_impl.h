@@ -42,6 +42,8 @@ class PrepackCache {
 bool prepack_enabled();
 // Whether clamp fusion is on: CVMRT_FUSE unset or not "0" (read once per process).
 bool fusion_enabled();
+// Whether int8 activation buffers are on: CVMRT_INT8_ACTIVATIONS unset or not "0" (read once).
+bool int8_activations_enabled();
 
 // The params copied to a device (once per device, by the first session made there), shared by
 // the model's sessions on that device and kept while the model lives.

@@ -56,6 +56,7 @@ struct Session::State {
     KernelChain pass_chain;
     NDArray fused_in;
     std::string fused_note;
+    bool int8_output = false;  // writes outputs[0] as int8 (store_int8_activations)
   };
   std::vector<Step> steps;
   std::vector<size_t> step_index;  // node id -> its step (operator nodes)
@@ -73,7 +74,14 @@ struct Session::State {
   // that computes the nodes of `rest` too; they name it and compute nothing.
   Step& mark_pass(Step::Pass kind, uint32_t first_nid, const std::vector<uint32_t>& rest,
                   uint32_t in, uint32_t out, const char* kernel_op, const ChainPolicy& policy);
+  // Clamp runs whose conv2d / dense head writes the run's output itself (head, first, out),
+  // recorded by fuse_clamps for store_int8_activations.
+  struct HeadWrite {
+    uint32_t head, first, out;
+  };
+  std::vector<HeadWrite> head_writes;
   void fuse_clamps(const ChainPolicy& policy);
+  void store_int8_activations();
   void fuse_pads(const ChainPolicy& policy);
   void compute(Step& step) const;
   // Whether the clamp pass of `step` (or its part of a scale stage) was applied by its conv2d /
@@ -100,6 +108,11 @@ bool prepack_enabled() {
 
 bool fusion_enabled() {
   static const bool enabled = switch_on("CVMRT_FUSE");
+  return enabled;
+}
+
+bool int8_activations_enabled() {
+  static const bool enabled = switch_on("CVMRT_INT8_ACTIVATIONS");
   return enabled;
 }
 
@@ -200,6 +213,7 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
     head.kernels.clamp = &first.clamp;
     first.fused_in = entries[f.out];
     first.clamped_by = &head;
+    if (!f.has_scale) head_writes.push_back({f.head, f.first, f.out});
     const std::string by_head = " (or " + g.nodes[f.head].name + "'s kernel as it stores)";
     first.fused_note += by_head;
     if (!f.has_scale) continue;
@@ -237,6 +251,58 @@ void Session::State::fuse_pads(const ChainPolicy& policy) {
     Step& pass = mark_pass(Step::Pass::kPad, f.first, f.rest, f.in, f.out, "pad", policy);
     for (size_t d = 0; d < f.begin.size(); ++d) pass.pad.begin[d] = f.begin[d];
     std::memcpy(&pass.pad.value_bits, &f.value, 4);
+  }
+}
+
+// Holds as int8 each output a conv2d / dense head writes with its clamp within int8 when the
+// kernels of the head and of every node reading it take int8 activations and those nodes are
+// conv2d / dense steps reading it as data only (not a graph output, not read by a pass). The
+// head's kernel then always applies the clamp (the op layer does when no int8 entry takes the
+// call), so the run's pass never runs.
+void Session::State::store_int8_activations() {
+  const Graph& g = m->graph;
+  auto heads_int8 = [](const Step& s) {
+    const std::vector<const kernel::KernelEntry*>& chain = s.kernels[0].entries;
+    return !chain.empty() && chain.front()->takes_int8_activations;
+  };
+  auto gemm = [&](const Step& s) {
+    const std::string& op = g.nodes[s.nid].op_name;
+    return s.pass == Step::Pass::kNone && s.fused_into.empty() && s.clamped_by == nullptr &&
+           (op == "conv2d" || op == "dense") && heads_int8(s);
+  };
+  std::vector<std::vector<uint32_t>> readers(g.entries.size());
+  for (const Step& s : steps) {
+    for (uint32_t eid : g.nodes[s.nid].inputs) readers[eid].push_back(s.nid);
+  }
+  std::vector<bool> is_head(g.entries.size(), false);
+  for (uint32_t eid : g.heads) is_head[eid] = true;
+  auto* arena_bytes = static_cast<uint8_t*>(arena.mutable_data());
+  std::shared_ptr<const void> keep_arena = std::make_shared<NDArray>(arena);
+  for (const HeadWrite& w : head_writes) {
+    Step& head = steps[step_index[w.head]];
+    Step& first = steps[step_index[w.first]];
+    if (!gemm(head) || first.clamp.lo < -128 || first.clamp.hi > 127 || is_head[w.out] ||
+        readers[w.out].empty()) {
+      continue;
+    }
+    bool readers_take = true;
+    for (uint32_t nid : readers[w.out]) {
+      const graph::Node& n = g.nodes[nid];
+      readers_take = readers_take && gemm(steps[step_index[nid]]) &&
+                     std::count(n.inputs.begin(), n.inputs.end(), w.out) == 1 &&
+                     n.inputs[0] == w.out;
+    }
+    if (!readers_take) continue;
+    const NDArray int8_view = NDArray::from_external(
+        arena_bytes + m->plan.offset[w.out], g.entries[w.out].shape, DataType::Int(8), device,
+        keep_arena, false);
+    entries[w.out] = int8_view;
+    head.outputs[0] = int8_view;
+    head.output_bytes = int8_view.nbytes();
+    head.int8_output = true;
+    first.fused_into = g.nodes[w.head].name;
+    first.clamped_by = nullptr;
+    for (uint32_t nid : readers[w.out]) steps[step_index[nid]].inputs[0] = int8_view;
   }
 }
 
@@ -375,6 +441,9 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   }
   if (options.fuse_clamps && graph::fusion_enabled()) s_->fuse_clamps(policy);
   if (options.fuse_pads && graph::fusion_enabled()) s_->fuse_pads(policy);
+  if (options.int8_activations && graph::int8_activations_enabled() && device.is_cpu()) {
+    s_->store_int8_activations();
+  }
   s_->stream.synchronize();  // the arena's zeros and the params are in place
 }
 
@@ -467,7 +536,7 @@ std::vector<NodeKernelPlan> Session::kernel_plan() const {
   std::vector<NodeKernelPlan> plan;
   for (const State::Step& step : s_->steps) {
     const graph::Node& n = s_->m->graph.nodes[step.nid];
-    NodeKernelPlan node{n.name, n.op_name, {}, step.fused_into};
+    NodeKernelPlan node{n.name, n.op_name, {}, step.fused_into, step.int8_output};
     if (State::clamp_done(step)) node.fused_into = s_->m->graph.nodes[step.clamped_by->nid].name;
     std::vector<const KernelChain*> chains;
     const bool pass = step.pass != State::Step::Pass::kNone;

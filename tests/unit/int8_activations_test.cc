@@ -1,0 +1,217 @@
+// Int8 activation buffers (SessionOptions::int8_activations): which outputs a session holds as
+// int8, that its results are the int32 session's bits on every backend, and that a conv2d /
+// dense call on int8 activations whose int8 kernels all decline still gives them (op layer).
+// The op-layer headers bring the library's CHECK/VERIFY macros: included first, then dropped
+// for Catch2's.
+#include "kernel_views.h"
+#include "op_def.h"
+#undef CHECK
+#undef VERIFY
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cvm/model_builder.h"
+#include "fusion_test_util.h"
+#include "params/elementwise.h"
+#include "registry_internal.h"
+
+using cvm::DataType;
+using cvm::Model;
+using cvm::ModelBuilder;
+using cvm::NDArray;
+using cvm::Session;
+using cvm::SessionOptions;
+using cvm::Shape;
+namespace t = cvm::test;
+
+namespace {
+
+using Entry = ModelBuilder::Entry;
+using Attrs = std::map<std::string, cvm::AttrValue>;
+
+const Attrs kShiftP8 = {{"shift_bit", "9"}, {"precision", "8"}};
+
+// conv2d "name" of x (c input channels a group) to oc channels, k x k, with a bias.
+Entry conv(ModelBuilder& b, const std::string& name, Entry x, int64_t c, int64_t oc, int64_t k,
+           int64_t stride, int64_t groups, uint64_t seed) {
+  const Entry w = b.constant(name + "_w", t::random_in({oc, c / groups, k, k}, -127, 127, seed), 8);
+  const Entry bias = b.constant(name + "_b", t::random_in({oc}, -9000, 9000, seed + 1), 15);
+  const std::string ks = std::to_string(k), s = std::to_string(stride),
+                    pad = std::to_string(k / 2);
+  return b.add1("conv2d", name, {x, w, bias},
+                {{"channels", std::to_string(oc)},
+                 {"kernel_size", "(" + ks + ", " + ks + ")"},
+                 {"strides", "(" + s + ", " + s + ")"},
+                 {"padding", "(" + pad + ", " + pad + ")"},
+                 {"groups", std::to_string(groups)}});
+}
+
+// conv2d then its requantization to 8 bits (shift, relu), named name_shift and name_relu.
+Entry conv_block(ModelBuilder& b, const std::string& name, Entry x, int64_t c, int64_t oc,
+                 int64_t k, int64_t stride, int64_t groups, uint64_t seed) {
+  const Entry y = conv(b, name, x, c, oc, k, stride, groups, seed);
+  return b.add1("relu", name + "_relu", {b.add1("cvm_right_shift", name + "_shift", {y}, kShiftP8)},
+                {});
+}
+
+// A small MobileNet-like network with what must stay int32 around what may be int8:
+//   stem 3x3 -> dw 3x3 -> pw 1x1 -> [a: 3x3 s2] + [b: 1x1 s2] -> elemwise_add -> shift
+//   -> flatten -> fc1 (dense) -> shift -> fc2 (dense) -> shift (an output, with pw's output)
+// stem, dw, fc1: read only by conv2d / dense as data (int8 where the kernels take it); pw: a
+// graph output; a, b: read by the add; fc2: the graph's output.
+std::shared_ptr<const Model> network() {
+  ModelBuilder b;
+  const Entry x = b.input({1, 3, 17, 19}, DataType::Int(32), 8);
+  Entry y = conv_block(b, "stem", x, 3, 16, 3, 1, 1, 10);
+  y = conv_block(b, "dw", y, 16, 16, 3, 1, 16, 20);
+  const Entry pw = conv_block(b, "pw", y, 16, 24, 1, 1, 1, 30);
+  const Entry a = conv_block(b, "a", pw, 24, 24, 3, 2, 1, 40);
+  const Entry c = conv_block(b, "b", pw, 24, 24, 1, 2, 1, 50);
+  y = b.add1("cvm_right_shift", "sum_shift", {b.add1("elemwise_add", "sum", {a, c}, {})},
+             {{"shift_bit", "1"}, {"precision", "8"}});
+  y = b.add1("flatten", "flat", {y}, {});
+  const int64_t k = 24 * 9 * 10;
+  const Entry w1 = b.constant("fc1_w", t::random_in({32, k}, -127, 127, 60), 8);
+  y = b.add1("dense", "fc1", {y, w1}, {{"units", "32"}, {"use_bias", "False"}});
+  y = b.add1("cvm_right_shift", "fc1_shift", {y}, kShiftP8);
+  const Entry w2 = b.constant("fc2_w", t::random_in({10, 32}, -127, 127, 61), 8);
+  y = b.add1("dense", "fc2", {y, w2}, {{"units", "10"}, {"use_bias", "False"}});
+  y = b.add1("cvm_right_shift", "fc2_shift", {y}, kShiftP8);
+  b.set_outputs({y, pw});
+  return b.build();
+}
+
+std::map<std::string, bool> int8_outputs(const Session& s) {
+  std::map<std::string, bool> m;
+  for (const cvm::NodeKernelPlan& n : s.kernel_plan()) m[n.node] = n.int8_output;
+  return m;
+}
+
+// Whether the kernels heading the node's chain in `s` take int8 activations.
+bool heads_take_int8(const Session& s, const std::string& node) {
+  for (const cvm::NodeKernelPlan& n : s.kernel_plan()) {
+    if (n.node != node) continue;
+    for (const cvm::kernel::BackendTable* b : cvm::backend_tables()) {
+      for (size_t i = 0; i < b->count; ++i) {
+        if (n.chains[0].entries[0] == b->entries[i].name) return b->entries[i].takes_int8_activations;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("int8 activations: the int32 session's bits on every backend", "[graph][fusion]") {
+  const std::shared_ptr<const Model> model = network();
+  Session reference(model, SessionOptions{"scalar"});
+  for (const std::string& backend : t::runnable_backends()) {
+    INFO("backend " << backend);
+    Session s(model, SessionOptions{backend});
+    SessionOptions off{backend};
+    off.int8_activations = false;
+    Session wide(model, off);
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      const NDArray x = t::model_input(*model, seed);
+      for (Session* run : {&s, &wide, &reference}) {
+        run->set_input("data", x);
+        run->run();
+      }
+      for (size_t i = 0; i < s.num_outputs(); ++i) {
+        CHECK(t::bit_equal(s.output(i), wide.output(i)));
+        CHECK(t::bit_equal(s.output(i), reference.output(i)));
+      }
+    }
+    for (const auto& [node, int8] : int8_outputs(wide)) CHECK_FALSE(int8);
+    const std::map<std::string, bool> int8 = int8_outputs(s);
+    // Never: a graph output (pw, fc2), an output an elementwise node reads (a, b).
+    for (const char* node : {"pw", "a", "b", "fc2", "sum", "sum_shift"}) {
+      INFO(node);
+      CHECK_FALSE(int8.at(node));
+    }
+    // Where the kernels of the producer and of every reader take int8: always.
+    const bool dw_reads = heads_take_int8(s, "dw"), pw_reads = heads_take_int8(s, "pw");
+    CHECK(int8.at("stem") == (heads_take_int8(s, "stem") && dw_reads));
+    CHECK(int8.at("dw") == (dw_reads && pw_reads));
+    CHECK(int8.at("fc1") == (heads_take_int8(s, "fc1") && heads_take_int8(s, "fc2")));
+    // The clamp run of an int8 output never runs as a pass: the head's kernel applies it.
+    const t::FusionPlan into = t::fused_into(s);
+    for (const char* node : {"stem", "dw", "fc1"}) {
+      INFO(node);
+      if (int8.at(node)) CHECK(into.at(std::string(node) + "_shift") == node);
+    }
+  }
+}
+
+TEST_CASE("int8 activations: a conv2d / dense whose int8 kernels decline widens, same bits",
+          "[graph][kernels]") {
+  using cvm::kernel::KernelCall;
+  using cvm::kernel::KernelEntry;
+  using cvm::kernel::KernelStatus;
+  static int declined = 0;
+  auto decline = [](const KernelCall&) {
+    ++declined;
+    return KernelStatus::kDeclined;
+  };
+  for (const char* op_name : {"conv2d", "dense"}) {
+    INFO(op_name);
+    const bool is_conv = std::string(op_name) == "conv2d";
+    const cvm::ops::OpDef* op = cvm::ops::find_op(op_name);
+    REQUIRE(op != nullptr);
+    const cvm::AttrMap attrs =
+        is_conv ? cvm::AttrMap{{"channels", "6"}, {"kernel_size", "(3, 3)"},
+                               {"padding", "(1, 1)"}}
+                : cvm::AttrMap{{"units", "6"}};
+    const Shape xs = is_conv ? Shape{1, 4, 5, 7} : Shape{3, 20};
+    const Shape ws = is_conv ? Shape{6, 4, 3, 3} : Shape{6, 20};
+    const NDArray x = t::random_in(xs, -128, 127, 71);
+    const std::vector<NDArray> in = {x, t::random_in(ws, -127, 127, 72),
+                                     t::random_in({6}, -5000, 5000, 73)};
+    const NDArray plain = cvm::run_op(op_name, in, attrs)[0];
+    const cvm::kernel::CvmClampParams clamp{6, -100, 120};
+    // The clamped result as int8, and x as int8.
+    NDArray want8 = NDArray::empty(plain.shape(), DataType::Int(8));
+    NDArray x8 = NDArray::empty(xs, DataType::Int(8));
+    for (int64_t i = 0; i < plain.numel(); ++i) {
+      const int32_t v = cvm::kernel::apply_clamp_one(plain.data_as<int32_t>()[i], clamp);
+      want8.mutable_data_as<int8_t>()[i] = static_cast<int8_t>(v);
+    }
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      x8.mutable_data_as<int8_t>()[i] = static_cast<int8_t>(x.data_as<int32_t>()[i]);
+    }
+    // A chain whose int8 entry declines, then the scalar reference (which takes no int8 and
+    // does not apply the clamp: the op layer does).
+    const cvm::KernelChain reference = cvm::resolve_chain(
+        cvm::ChainPolicy{}, {op_name, cvm::kernel::ElemType::kInt32}, cvm::Device::cpu());
+    REQUIRE(reference.entries.size() == 1);
+    REQUIRE_FALSE(reference.entries[0]->applies_clamp);
+    KernelEntry decliner{"int8_test_decliner", op_name, cvm::kernel::ElemType::kInt32, decline, 0};
+    decliner.applies_clamp = true;
+    decliner.takes_int8_activations = true;
+    cvm::ops::NodeKernels kernels;
+    kernels.chains = {reference};
+    kernels.chains[0].entries.insert(kernels.chains[0].entries.begin(), &decliner);
+    kernels.clamp = &clamp;
+    const std::unique_ptr<cvm::ops::OpAttrs> parsed = op->parse(attrs);
+    for (bool narrow_in : {false, true}) {
+      for (bool narrow_out : {false, true}) {
+        INFO("int8 in " << narrow_in << " int8 out " << narrow_out);
+        std::vector<NDArray> inputs = in;
+        if (narrow_in) inputs[0] = x8;
+        NDArray y = NDArray::zeros(plain.shape(), DataType::Int(narrow_out ? 8 : 32));
+        declined = 0;
+        op->compute(*parsed, inputs, {y}, kernels);
+        // An int8 call: the int8 entries first, then the whole chain on int32 copies.
+        CHECK(declined == (narrow_in || narrow_out ? 2 : 1));
+        CHECK(kernels.chains[0].last_ran == reference.entries[0]);
+        // An int32 output is the reference's own (its clamp is the session's pass), an int8
+        // one clamped by the op layer.
+        CHECK(t::bit_equal(y, narrow_out ? want8 : plain));
+      }
+    }
+  }
+}
