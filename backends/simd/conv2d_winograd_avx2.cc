@@ -271,6 +271,8 @@ KernelStatus conv2d_i16i32__avx2_winograd(const KernelCall& call) {
   const TensorView& x = call.inputs[0];
   const TensorView& w = call.inputs[1];
   const TensorView& y = call.outputs[0];
+  // int32 activations only (no KernelEntry::takes_int8_activations): an int8 view declines.
+  if (x.type != ElemType::kInt32 || y.type != ElemType::kInt32) return KernelStatus::kDeclined;
   if (!wf::eligible(w, p) || p.scratch == nullptr || y.shape[0] == 0 ||
       y.shape[2] * y.shape[3] < 4) {
     return KernelStatus::kDeclined;

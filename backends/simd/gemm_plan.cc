@@ -43,10 +43,13 @@ constexpr int64_t kMaxScratch = int64_t{1} << 32;
 constexpr int64_t kMaxGrowth = 8;
 constexpr int64_t kGrowthAllowance = int64_t{16} << 20;
 
+// Activations count as int32 whatever their view's type (an int8 x takes the path an int32
+// one would: KernelEntry::takes_int8_activations).
 bool reasonable(const KernelCall& call, int64_t bytes) {
   int64_t operands = 0;
   for (int i = 0; i < call.num_inputs; ++i) {
-    operands += call.inputs[i].numel() * static_cast<int64_t>(elem_size(call.inputs[i].type));
+    const int64_t each = i == 0 ? 4 : static_cast<int64_t>(elem_size(call.inputs[i].type));
+    operands += call.inputs[i].numel() * each;
   }
   operands += call.outputs[0].numel() * 4;
   return bytes <= kMaxScratch && bytes <= kMaxGrowth * operands + kGrowthAllowance;

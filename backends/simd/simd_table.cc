@@ -40,10 +40,11 @@ constexpr uint32_t kGemmAmx = kGemmVnni | kCpuAmxTile | kCpuAmxInt8;  // conv2d 
 
 // An int32 conv2d / dense (gemm) kernel, its weight packer and shape preference (or nullptr),
 // named by its operand types (e.g. i8i32: int8 lanes, int32 sums): s::<op>_<dt>__<isa> and
-// s::<op>_<dt>__<isa>_prepack.
-#define CVM_GEMM(op, dt, isa, features, suits, clamp, scale)                \
+// s::<op>_<dt>__<isa>_prepack; then KernelEntry::applies_clamp, applies_channel_scale and
+// takes_int8_activations.
+#define CVM_GEMM(op, dt, isa, features, suits, clamp, scale, int8)          \
   {CVM_NAME(op, dt, isa), #op, E::kInt32, s::op##_##dt##__##isa, features, \
-   s::op##_##dt##__##isa##_prepack, suits, clamp, scale},
+   s::op##_##dt##__##isa##_prepack, suits, clamp, scale, int8},
 
 const KernelEntry kEntries[] = {
     // ---- integer add / sub (elementwise_*) ----
@@ -71,18 +72,20 @@ const KernelEntry kEntries[] = {
     CVM_BOTH_ISAS(reduce_sum, kFloat32, f32)
     // ---- int32 conv2d / dense (gemm: conv2d_*, dense_*) ----
     // Every conv2d and dense entry applies Conv2dParams::clamp / DenseParams::clamp as it
-    // stores (the sixth argument); the conv2d entries Conv2dParams::scale after it (the last).
+    // stores (the sixth argument); the conv2d entries Conv2dParams::scale after it (the
+    // seventh). The GEMM entries take int8 activation views (the last: gemm_engine.inc's
+    // load_act / store_out); Winograd declines them.
     // A group of under 16 input channels goes to the VNNI entry first (conv2d_amx_suits).
-    CVM_GEMM(conv2d, i8i32, amx, kGemmAmx, s::conv2d_amx_suits, true, true)
-    CVM_GEMM(conv2d, i8i32, avx512vnni, kGemmVnni, nullptr, true, true)
+    CVM_GEMM(conv2d, i8i32, amx, kGemmAmx, s::conv2d_amx_suits, true, true, true)
+    CVM_GEMM(conv2d, i8i32, avx512vnni, kGemmVnni, nullptr, true, true, true)
     // Winograd F(2x2, 3x3) takes 3x3 stride-1 layers on AVX2 machines, ahead of the GEMM (other
     // nodes move it behind: winograd_f23.h's suits).
-    CVM_GEMM(conv2d, i16i32, avx2_winograd, kCpuAvx2, winograd_f23::suits, true, true)
-    CVM_GEMM(conv2d, i16i32, avx2, kCpuAvx2, nullptr, true, true)
+    CVM_GEMM(conv2d, i16i32, avx2_winograd, kCpuAvx2, winograd_f23::suits, true, true, false)
+    CVM_GEMM(conv2d, i16i32, avx2, kCpuAvx2, nullptr, true, true, true)
     // A one-row dense goes to the VNNI entry first (dense_amx_suits, gemm_plan.cc).
-    CVM_GEMM(dense, i8i32, amx, kGemmAmx, s::dense_amx_suits, true, false)
-    CVM_GEMM(dense, i8i32, avx512vnni, kGemmVnni, nullptr, true, false)
-    CVM_GEMM(dense, i16i32, avx2, kCpuAvx2, nullptr, true, false)
+    CVM_GEMM(dense, i8i32, amx, kGemmAmx, s::dense_amx_suits, true, false, true)
+    CVM_GEMM(dense, i8i32, avx512vnni, kGemmVnni, nullptr, true, false, true)
+    CVM_GEMM(dense, i16i32, avx2, kCpuAvx2, nullptr, true, false, true)
     // ---- float32 conv2d / dense (float_nn_*) ----
     CVM_F32_BOTH_ISAS(conv2d)
     CVM_F32_BOTH_ISAS(dense)

@@ -3,7 +3,8 @@
 // reference's conv2d / dense followed by the reference cvm_right_shift (or clip) kernel, bit for
 // bit, on every path (narrow, int32, depthwise, Winograd, one-row dense), with and without its
 // prepacked weight, at 1 and 3 threads; and a call it declines writes nothing. Likewise every
-// conv2d entry with applies_channel_scale given Conv2dParams::scale as well.
+// conv2d entry with applies_channel_scale given Conv2dParams::scale as well, and every entry
+// with takes_int8_activations (and the emulated AMX kernels) given int8 activation views.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -20,6 +21,9 @@
 #include "registry_internal.h"
 #include "test_util.h"
 #include "thread_pool.h"
+#ifdef CVMRT_HAVE_BACKEND_SIMD
+#include "simd/gemm_kernels.h"
+#endif
 
 using namespace cvm;
 using kernel::CvmClampParams;
@@ -291,5 +295,314 @@ TEST_CASE("fused clamp: dense entries that apply it equal the reference dense, t
         });
       }
     }
+  }
+}
+
+// ---- int8 activation views (KernelEntry::takes_int8_activations) ----
+
+namespace {
+
+// The entries of `op` that take int8 activations: those of every usable table, and the AMX
+// kernels with emulated tiles (not in a table) where AVX-512 VNNI is there to run them.
+std::vector<kernel::KernelEntry> int8_entries(const char* op) {
+  std::vector<kernel::KernelEntry> found;
+  for (const kernel::KernelEntry* e : clamping_entries(op)) {
+    if (e->takes_int8_activations) found.push_back(*e);
+  }
+#ifdef CVMRT_HAVE_BACKEND_SIMD
+  const uint32_t vnni = kernel::kCpuAvx512f | kernel::kCpuAvx512bw | kernel::kCpuAvx512vnni;
+  if ((test::simd_testable_features() & vnni) == vnni) {
+    namespace s = kernel::simd;
+    const bool conv = std::strcmp(op, "conv2d") == 0;
+    kernel::KernelEntry emulated{};
+    emulated.name = conv ? "conv2d_i8i32__amx_emulated" : "dense_i8i32__amx_emulated";
+    emulated.op = op;
+    emulated.dtype = kernel::ElemType::kInt32;
+    emulated.fn = conv ? s::conv2d_i8i32__amx_emulated : s::dense_i8i32__amx_emulated;
+    emulated.prepack =
+        conv ? s::conv2d_i8i32__amx_emulated_prepack : s::dense_i8i32__amx_emulated_prepack;
+    emulated.applies_clamp = true;
+    emulated.applies_channel_scale = conv;
+    emulated.takes_int8_activations = true;
+    found.push_back(emulated);
+  }
+#endif
+  return found;
+}
+
+// `a` (int32 values within [-128, 127]) as an int8 array of the same shape.
+NDArray as_int8(const NDArray& a) {
+  NDArray b = NDArray::empty(a.shape(), DataType::Int(8));
+  const NDArray c = a.contiguous();
+  const auto* src = static_cast<const int32_t*>(c.data());
+  auto* dst = static_cast<int8_t*>(b.mutable_data());
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    REQUIRE(src[i] >= -128);
+    REQUIRE(src[i] <= 127);
+    dst[i] = static_cast<int8_t>(src[i]);
+  }
+  return b;
+}
+
+// Whether a clamp's results fit an int8 output.
+bool fits_int8(const CvmClampParams& c) { return c.lo >= -128 && c.hi <= 127; }
+
+// The clamps of kClamps that fit int8, and the int8 range itself (with and without a shift).
+std::vector<CvmClampParams> int8_clamps() {
+  std::vector<CvmClampParams> found;
+  for (const CvmClampParams& c : kClamps) {
+    if (fits_int8(c)) found.push_back(c);
+  }
+  found.push_back({0, -128, 127});
+  found.push_back({6, -128, 127});
+  return found;
+}
+
+// Runs `fn` on (inputs -> out) with `params`, `out` poisoned first; returns the status and
+// requires an untouched output when declined.
+KernelStatus poisoned_call(kernel::KernelFn fn, const std::vector<NDArray>& inputs, NDArray& out,
+                           const void* params, const void* prepacked) {
+  std::memset(out.mutable_data(), 0x5A, out.nbytes());
+  const NDArray poison = out.copy();
+  const KernelStatus status = call_kernel(fn, inputs, out, params, prepacked);
+  if (status == KernelStatus::kDeclined) CHECK(test::bit_equal(out, poison));
+  return status;
+}
+
+// Entry `e` on int32 `in` (x within [-128, 127]) with `params` (its clamp fits int8, or
+// `clamp_fits` is false), with and without its prepacked weight: the int32 call, then int8 x
+// with an int32 output, int32 x with an int8 output and both int8. Each int8 call must be taken
+// exactly when the int32 one is and equal its result (narrowed for an int8 output); with an int8
+// output and a clamp that does not fit, it must decline and write nothing.
+void check_int8_entry(const kernel::KernelEntry& e, const std::vector<NDArray>& in,
+                      const void* params, bool clamp_fits, const NDArray& want) {
+  INFO("entry " << e.name << " threads " << num_threads());
+  std::vector<uint8_t> pack = packed_by(e, in[1], params);
+  std::vector<NDArray> in8 = in;
+  in8[0] = as_int8(in[0]);
+  NDArray want8 = want;
+  if (clamp_fits) want8 = as_int8(want);
+  for (bool prepacked : {false, true}) {
+    if (prepacked && pack.empty()) continue;
+    INFO((prepacked ? "prepacked" : "packing its own weight"));
+    std::vector<uint8_t> aligned(pack.size() + 64);
+    void* at = aligned.data() + (64 - reinterpret_cast<uintptr_t>(aligned.data()) % 64) % 64;
+    if (prepacked) std::memcpy(at, pack.data(), pack.size());
+    const void* weight = prepacked ? at : nullptr;
+    NDArray got32 = NDArray::empty(want.shape(), DataType::Int(32));
+    const KernelStatus status = poisoned_call(e.fn, in, got32, params, weight);
+    if (status == KernelStatus::kDone) CHECK(test::bit_equal(got32, want));
+    for (bool x8 : {false, true}) {
+      for (bool y8 : {false, true}) {
+        if (!x8 && !y8) continue;
+        INFO("x " << (x8 ? "int8" : "int32") << ", y " << (y8 ? "int8" : "int32"));
+        NDArray got = NDArray::empty(want.shape(), y8 ? DataType::Int(8) : DataType::Int(32));
+        const KernelStatus s = poisoned_call(e.fn, x8 ? in8 : in, got, params, weight);
+        if (y8 && !clamp_fits) {
+          CHECK(s == KernelStatus::kDeclined);
+          continue;
+        }
+        CHECK(s == status);
+        if (s == KernelStatus::kDone) CHECK(test::bit_equal(got, y8 ? want8 : want));
+      }
+    }
+  }
+}
+
+// int8-range x (-128 included) and int8-range weights for a conv case.
+std::vector<NDArray> int8_conv_inputs(const ConvCase& v, uint64_t seed) {
+  std::vector<NDArray> in = {random_in({v.n, v.c, v.h, v.w}, -128, 127, seed),
+                             random_in({v.oc, v.c / v.groups, v.k, v.k}, -127, 127, seed + 1)};
+  if (v.bias) in.push_back(random_in({v.oc}, -50000, 50000, seed + 2));
+  return in;
+}
+
+// The conv cases of the int8 tests: the paths of the int32 test above, and shapes whose rows
+// end in tail lanes (widths not a multiple of 8 or 16, 14 x 14 outputs, output width 1) or
+// read int8 rows with strides 2 and 3.
+const std::vector<ConvCase>& int8_conv_cases() {
+  static const std::vector<ConvCase> cases = {
+      // n  c   h   w  oc k  s  p  d  g   bias
+      {1, 3, 9, 11, 5, 3, 1, 1, 1, 1, true},      // 3x3, few channels
+      {1, 16, 10, 14, 16, 3, 1, 1, 1, 1, true},   // 3x3 stride 1
+      {2, 8, 13, 17, 20, 3, 2, 1, 1, 1, false},   // 3x3 stride 2, batch 2
+      {1, 64, 7, 9, 70, 1, 1, 0, 1, 1, true},     // pointwise, tile remainders
+      {1, 27, 13, 11, 20, 1, 2, 0, 1, 1, false},  // 1x1 stride 2, odd sizes
+      {1, 3, 30, 30, 64, 7, 2, 3, 1, 1, true},    // a stem
+      {1, 32, 14, 14, 40, 1, 1, 0, 1, 1, true},   // 1x1 on 14 x 14: vectors span output rows
+      {1, 8, 9, 1, 12, 3, 1, 1, 1, 1, false},     // output width 1
+      {1, 8, 11, 19, 16, 3, 3, 1, 1, 1, true},    // stride 3: strided int8 rows
+      {1, 6, 9, 21, 18, 2, 1, 0, 2, 1, true},     // dilated 2x2, width 19
+      {1, 16, 12, 30, 16, 3, 1, 1, 1, 16, true},  // depthwise, channels in lanes
+      {1, 16, 6, 40, 16, 3, 1, 1, 1, 16, true},   // depthwise, output columns in lanes
+      {1, 20, 5, 37, 20, 3, 1, 1, 1, 20, false},  // depthwise columns, width 37
+      {1, 16, 6, 75, 16, 3, 2, 1, 1, 16, true},   // depthwise columns, stride 2
+      {1, 8, 6, 40, 8, 5, 1, 2, 1, 8, true},      // depthwise 5x5 columns (int16 pairs)
+      {1, 5, 5, 70, 5, 5, 2, 2, 1, 5, false},     // depthwise 5x5 stride 2, few channels
+      {1, 24, 9, 9, 24, 3, 2, 1, 1, 24, false},   // depthwise stride 2
+      {1, 18, 7, 1, 18, 3, 1, 1, 1, 18, true},    // depthwise, output width 1
+      {1, 16, 11, 23, 16, 3, 3, 1, 1, 16, true},  // depthwise stride 3
+      {1, 16, 12, 12, 16, 3, 1, 1, 3, 16, true},  // depthwise dilated
+      {3, 12, 6, 6, 48, 2, 2, 0, 1, 3, true},     // groups 3
+      {1, 8, 7, 7, 8, 3, 1, 1, 1, 2, true},       // grouped, few outputs a group
+  };
+  return cases;
+}
+
+}  // namespace
+
+TEST_CASE("fused clamp: conv2d entries take int8 activations and equal the int32 call",
+          "[kernels][fusion]") {
+  const std::vector<kernel::KernelEntry> entries = int8_entries("conv2d");
+  if (entries.empty()) WARN("no conv2d entry takes int8 activations in this build on this CPU");
+  std::vector<CvmClampParams> clamps = int8_clamps();
+  clamps.push_back(kClamps[1]);  // relu: does not fit an int8 output
+  uint64_t seed = 1300;
+  for (const ConvCase& v : int8_conv_cases()) {
+    INFO(describe(v));
+    const Shape ys = output_shape(v);
+    const std::vector<NDArray> in = int8_conv_inputs(v, seed += 3);
+    for (const CvmClampParams& clamp : clamps) {
+      INFO("clamp shift " << clamp.shift << " [" << clamp.lo << ", " << clamp.hi << "]");
+      kernel::Conv2dParams p{v.stride, v.stride, v.pad, v.pad, v.dilation, v.dilation,
+                             v.groups, nullptr};
+      const NDArray want = expected("conv2d", in, ys, &p, clamp);
+      at_thread_counts([&] {
+        for (const kernel::KernelEntry& e : entries) {
+          test::PoisonedScratch scratch;
+          p.scratch = scratch.get();
+          p.clamp = &clamp;
+          check_int8_entry(e, in, &p, fits_int8(clamp), want);
+          p.clamp = nullptr;
+          p.scratch = nullptr;
+        }
+      });
+    }
+  }
+}
+
+TEST_CASE("fused clamp: dense entries take int8 activations and equal the int32 call",
+          "[kernels][fusion]") {
+  struct DenseCase {
+    int64_t m, k, n;
+    bool bias;
+  };
+  const std::vector<DenseCase> cases = {
+      {1, 24, 16, true}, {1, 1030, 7, false}, {1, 17, 3, true},   {2, 37, 5, false},
+      {3, 67, 13, true}, {4, 100, 9, false},  {6, 19, 33, true},  {9, 40, 37, true},
+      {40, 64, 70, true}, {33, 70, 17, false}, {65, 129, 3, false}};
+  const std::vector<kernel::KernelEntry> entries = int8_entries("dense");
+  if (entries.empty()) WARN("no dense entry takes int8 activations in this build on this CPU");
+  std::vector<CvmClampParams> clamps = int8_clamps();
+  clamps.push_back(kClamps[4]);  // the whole int32 range: does not fit an int8 output
+  uint64_t seed = 1700;
+  for (const DenseCase& d : cases) {
+    INFO("dense x(" << d.m << "," << d.k << ") units " << d.n << (d.bias ? " bias" : ""));
+    std::vector<NDArray> in = {random_in({d.m, d.k}, -128, 127, ++seed),
+                               random_in({d.n, d.k}, -127, 127, ++seed)};
+    if (d.bias) in.push_back(random_in({d.n}, -50000, 50000, ++seed));
+    for (const CvmClampParams& clamp : clamps) {
+      INFO("clamp shift " << clamp.shift << " [" << clamp.lo << ", " << clamp.hi << "]");
+      const NDArray want = expected("dense", in, {d.m, d.n}, nullptr, clamp);
+      at_thread_counts([&] {
+        for (const kernel::KernelEntry& e : entries) {
+          test::PoisonedScratch scratch;
+          const kernel::DenseParams p{scratch.get(), &clamp};
+          check_int8_entry(e, in, &p, fits_int8(clamp), want);
+        }
+      });
+    }
+  }
+}
+
+TEST_CASE("fused clamp: an int8 output without a clamp that fits it, or with a scale, declines",
+          "[kernels][fusion]") {
+  const ConvCase v{1, 16, 10, 14, 16, 3, 1, 1, 1, 1, true};
+  const std::vector<NDArray> in = int8_conv_inputs(v, 2100);
+  const std::vector<NDArray> in8 = {as_int8(in[0]), in[1], in[2]};
+  const CvmClampParams fits{3, -127, 127};
+  const CvmClampParams wide_lo{3, -129, 127}, wide_hi{3, -128, 128};
+  NDArray mult = random_in({v.oc}, -3, 3, 2103);
+  const kernel::ChannelScale scale{static_cast<const int32_t*>(mult.data()), fits};
+  for (const kernel::KernelEntry& e : int8_entries("conv2d")) {
+    INFO("entry " << e.name);
+    for (const std::vector<NDArray>* x : {&in, &in8}) {
+      for (int which = 0; which < 4; ++which) {
+        INFO("case " << which << (x == &in8 ? ", int8 x" : ", int32 x"));
+        test::PoisonedScratch scratch;
+        kernel::Conv2dParams p{v.stride, v.stride, v.pad, v.pad, v.dilation, v.dilation,
+                               v.groups, scratch.get()};
+        p.clamp = which == 0 ? nullptr : which == 1 ? &wide_lo : which == 2 ? &wide_hi : &fits;
+        p.scale = which == 3 ? &scale : nullptr;
+        NDArray y = NDArray::empty(output_shape(v), DataType::Int(8));
+        CHECK(poisoned_call(e.fn, *x, y, &p, nullptr) == KernelStatus::kDeclined);
+      }
+    }
+  }
+  for (const kernel::KernelEntry& e : int8_entries("dense")) {
+    INFO("entry " << e.name);
+    const std::vector<NDArray> dense_in = {random_in({5, 40}, -128, 127, 2110),
+                                           random_in({9, 40}, -127, 127, 2111)};
+    for (int which = 0; which < 4; ++which) {
+      INFO("case " << which);
+      test::PoisonedScratch scratch;
+      const kernel::DenseParams p{scratch.get(), which == 0   ? nullptr
+                                                 : which == 1 ? &wide_lo
+                                                              : &wide_hi};
+      NDArray y = NDArray::empty({5, 9}, DataType::Int(8));
+      CHECK(poisoned_call(e.fn, dense_in, y, which == 3 ? nullptr : &p, nullptr) ==
+            KernelStatus::kDeclined);
+    }
+  }
+}
+
+TEST_CASE("fused clamp: int8 activation views with strides equal the int32 call",
+          "[kernels][fusion]") {
+  // x and y as every other column of wider int8 arrays (element stride 2): the strided loads
+  // and stores, which must leave the columns between untouched.
+  const std::vector<ConvCase> cases = {
+      {1, 16, 9, 20, 16, 3, 1, 1, 1, 1, true},    // tiles
+      {1, 16, 6, 40, 16, 3, 1, 1, 1, 16, true},   // depthwise columns
+      {1, 16, 9, 13, 16, 3, 2, 1, 1, 16, false},  // depthwise channels
+      {1, 8, 7, 7, 8, 3, 1, 1, 1, 2, true},       // int32 tiles
+  };
+  const CvmClampParams clamp{4, -128, 127};
+  uint64_t seed = 2200;
+  for (const ConvCase& v : cases) {
+    INFO(describe(v));
+    const std::vector<NDArray> in = int8_conv_inputs(v, seed += 3);
+    const Shape ys = output_shape(v);
+    kernel::Conv2dParams p{v.stride, v.stride, v.pad, v.pad, v.dilation, v.dilation,
+                           v.groups, nullptr};
+    const NDArray want = as_int8(expected("conv2d", in, ys, &p, clamp));
+    // x: columns 2j of a (n, c, h, 2w) int8 array whose odd columns are garbage.
+    NDArray wide_x = random_in({v.n, v.c, v.h, 2 * v.w}, -128, 127, seed + 1);
+    wide_x = as_int8(wide_x);
+    NDArray x = wide_x.slice(3, 0, 2 * v.w, 2);
+    x.copy_from(as_int8(in[0]));
+    const std::vector<NDArray> in8 = v.bias ? std::vector<NDArray>{x, in[1], in[2]}
+                                            : std::vector<NDArray>{x, in[1]};
+    at_thread_counts([&] {
+      for (const kernel::KernelEntry& e : int8_entries("conv2d")) {
+        INFO("entry " << e.name << " threads " << num_threads());
+        test::PoisonedScratch scratch;
+        p.scratch = scratch.get();
+        p.clamp = &clamp;
+        NDArray wide_y = NDArray::empty({ys[0], ys[1], ys[2], 2 * ys[3]}, DataType::Int(8));
+        std::memset(wide_y.mutable_data(), 0x5A, wide_y.nbytes());
+        NDArray y = wide_y.slice(3, 0, 2 * ys[3], 2);
+        const KernelStatus s = call_kernel(e.fn, in8, y, &p);
+        p.clamp = nullptr;
+        p.scratch = nullptr;
+        NDArray poison = NDArray::empty(wide_y.shape(), DataType::Int(8));
+        std::memset(poison.mutable_data(), 0x5A, poison.nbytes());
+        if (s == KernelStatus::kDeclined) {
+          CHECK(test::bit_equal(wide_y, poison));
+          continue;
+        }
+        CHECK(test::bit_equal(y, want));
+        CHECK(test::bit_equal(wide_y.slice(3, 1, 2 * ys[3], 2), poison.slice(3, 1, 2 * ys[3], 2)));
+      }
+    });
   }
 }
