@@ -71,34 +71,39 @@ std::vector<const kernel::KernelEntry*> clamping_entries(const char* op) {
   return found;
 }
 
-// A weight packed by `e` for `params` (empty when it has no packer or declined).
-std::vector<uint8_t> packed_by(const kernel::KernelEntry& e, const NDArray& w, const void* params) {
-  if (e.prepack == nullptr) return {};
-  const kernel::TensorView view = ops::plain_view(w, const_cast<void*>(w.data()));
-  const size_t need = e.prepack(view, params, nullptr, 0);
-  if (need == 0) return {};
-  std::vector<uint8_t> bytes(need);
-  if (e.prepack(view, params, bytes.data(), need) == 0) return {};
-  return bytes;
-}
+// A weight packed by `e` for `params` at a 64-byte boundary, as a model keeps it; data() null
+// when the entry has no packer or declined.
+class PackedWeight {
+ public:
+  PackedWeight(const kernel::KernelEntry& e, const NDArray& w, const void* params) {
+    if (e.prepack == nullptr) return;
+    const kernel::TensorView view = ops::plain_view(w, const_cast<void*>(w.data()));
+    const size_t need = e.prepack(view, params, nullptr, 0);
+    if (need == 0) return;
+    bytes_.resize(need + 64);
+    uint8_t* at = bytes_.data() + (64 - reinterpret_cast<uintptr_t>(bytes_.data()) % 64) % 64;
+    if (e.prepack(view, params, at, need) != 0) at_ = at;
+  }
+  const void* data() const { return at_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  const void* at_ = nullptr;
+};
 
 // Runs entry `e` with `params` (its clamp set) with and without its pack of w, and checks each
 // result: `want`, or untouched when the entry declined.
 void check_entry(const kernel::KernelEntry& e, const std::vector<NDArray>& inputs,
                  const void* params, const NDArray& want) {
   INFO("entry " << e.name << " threads " << num_threads());
-  std::vector<uint8_t> pack = packed_by(e, inputs[1], params);
+  const PackedWeight pack(e, inputs[1], params);
   for (bool prepacked : {false, true}) {
-    if (prepacked && pack.empty()) continue;
+    if (prepacked && pack.data() == nullptr) continue;
     INFO((prepacked ? "prepacked" : "packing its own weight"));
-    // The pack's bytes at a 64-byte boundary, as a model keeps them.
-    std::vector<uint8_t> aligned(pack.size() + 64);
-    void* at = aligned.data() + (64 - reinterpret_cast<uintptr_t>(aligned.data()) % 64) % 64;
-    if (prepacked) std::memcpy(at, pack.data(), pack.size());
     NDArray got = NDArray::empty(want.shape(), DataType::Int(32));
     std::memset(got.mutable_data(), 0x5A, static_cast<size_t>(got.numel() * 4));
     const NDArray poison = got.copy();
-    const void* weight = prepacked ? at : nullptr;
+    const void* weight = prepacked ? pack.data() : nullptr;
     if (call_kernel(e.fn, inputs, got, params, weight) == KernelStatus::kDeclined) {
       CHECK(test::bit_equal(got, poison));
       continue;
@@ -377,18 +382,15 @@ KernelStatus poisoned_call(kernel::KernelFn fn, const std::vector<NDArray>& inpu
 void check_int8_entry(const kernel::KernelEntry& e, const std::vector<NDArray>& in,
                       const void* params, bool clamp_fits, const NDArray& want) {
   INFO("entry " << e.name << " threads " << num_threads());
-  std::vector<uint8_t> pack = packed_by(e, in[1], params);
+  const PackedWeight pack(e, in[1], params);
   std::vector<NDArray> in8 = in;
   in8[0] = as_int8(in[0]);
   NDArray want8 = want;
   if (clamp_fits) want8 = as_int8(want);
   for (bool prepacked : {false, true}) {
-    if (prepacked && pack.empty()) continue;
+    if (prepacked && pack.data() == nullptr) continue;
     INFO((prepacked ? "prepacked" : "packing its own weight"));
-    std::vector<uint8_t> aligned(pack.size() + 64);
-    void* at = aligned.data() + (64 - reinterpret_cast<uintptr_t>(aligned.data()) % 64) % 64;
-    if (prepacked) std::memcpy(at, pack.data(), pack.size());
-    const void* weight = prepacked ? at : nullptr;
+    const void* weight = prepacked ? pack.data() : nullptr;
     NDArray got32 = NDArray::empty(want.shape(), DataType::Int(32));
     const KernelStatus status = poisoned_call(e.fn, in, got32, params, weight);
     if (status == KernelStatus::kDone) CHECK(test::bit_equal(got32, want));

@@ -19,13 +19,7 @@
 #include "params/elementwise.h"
 #include "registry_internal.h"
 
-using cvm::DataType;
-using cvm::Model;
-using cvm::ModelBuilder;
-using cvm::NDArray;
-using cvm::Session;
-using cvm::SessionOptions;
-using cvm::Shape;
+using namespace cvm;
 namespace t = cvm::test;
 
 namespace {
