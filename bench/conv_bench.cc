@@ -3,8 +3,12 @@
 // MAC peak this CPU reaches in the same binary (vpdpbusd zmm with VNNI, else vpmaddwd ymm; on a
 // CPU with AMX also the tdpbssd tile peak, which the AMX entries' "% tile peak" reads); and each
 // layer as a model (the layer, its bias and a cvm_right_shift) run by a Session at 1
-// thread, with and without clamp fusion, against the fastest kernel alone. Prints a table, or
-// JSON lines with --json (bench/run_benchmarks.sh merges those with ONNX Runtime's figures).
+// thread, with and without clamp fusion, against the fastest kernel alone. Entries that take
+// int8 activations (KernelEntry::takes_int8_activations) get a second variant, "+i8": int8 x
+// and int8 y with the requantizing clamp applied as they store, the call a session makes
+// between two layers (and the work of ONNX Runtime's QLinearConv: 8-bit in, requantized 8-bit
+// out). Prints a table, or JSON lines with --json (bench/run_benchmarks.sh merges those with
+// ONNX Runtime's figures).
 //
 //   conv_bench [--json] [--quick] [--filter SUBSTRING] [--prepacked]
 //   --prepacked   kernels with a prepack function get their weight packed once, outside the
@@ -232,27 +236,39 @@ class BenchScratch {
 };
 
 struct Operands {
-  std::vector<NDArray> in;
-  NDArray out;
+  std::vector<NDArray> in, in8;  // in8: x as int8 (the "+i8" variant)
+  NDArray out, out8;
 };
 
 Operands operands(const Work& w) {
   Operands o;
   o.in = {random_int8(w.x, 1), random_int8(w.w, 2), random_int8(Shape{w.w[0]}, 3)};
   o.out = NDArray::empty(w.y(), DataType::Int(32));
+  o.in8 = o.in;
+  o.in8[0] = NDArray::empty(w.x, DataType::Int(8));
+  for (int64_t i = 0; i < w.x.numel(); ++i) {
+    o.in8[0].mutable_data_as<int8_t>()[i] = static_cast<int8_t>(o.in[0].data_as<int32_t>()[i]);
+  }
+  o.out8 = NDArray::empty(w.y(), DataType::Int(8));
   return o;
 }
 
+// The requantizing clamp of the "+i8" variant: to 8 bits, as layer_model's cvm_right_shift.
+const kernel::CvmClampParams kToInt8{10, -127, 127};
+
 // One call of `fn` as the op layer makes it (scratch from the allocator, the pool's threads),
-// with `prepacked` weights (or null). False when the kernel declines it (an entry for some
-// layers only: the Winograd one takes 3x3 stride-1 layers).
-bool call_kernel(kernel::KernelFn fn, const Work& w, Operands& o,
-                 const void* prepacked = nullptr) {
+// with `prepacked` weights (or null); `int8`: on int8 x and y with the clamp kToInt8. False
+// when the kernel declines it (an entry for some layers only: the Winograd one takes 3x3
+// stride-1 layers).
+bool call_kernel(kernel::KernelFn fn, const Work& w, Operands& o, const void* prepacked = nullptr,
+                 bool int8 = false) {
   BenchScratch scratch;
   kernel::Conv2dParams cp = w.p;
   cp.scratch = scratch.get();
-  const kernel::DenseParams dp{scratch.get()};
-  std::vector<kernel::TensorView> views = ops::plain_views({o.out}, o.in);
+  cp.clamp = int8 ? &kToInt8 : nullptr;
+  const kernel::DenseParams dp{scratch.get(), int8 ? &kToInt8 : nullptr};
+  std::vector<kernel::TensorView> views =
+      int8 ? ops::plain_views({o.out8}, o.in8) : ops::plain_views({o.out}, o.in);
   kernel::KernelCall call{};
   call.outputs = views.data();
   call.num_outputs = 1;
@@ -421,13 +437,16 @@ int main(int argc, char** argv) {
       std::vector<uint8_t> packed;
       if (prepacked) packed = prepack_weight(*e, w, o);
       const void* pp = aligned64(packed);
-      // A kernel timed on a call it declines would time nothing: such an entry has no column.
-      if (!call_kernel(e->fn, w, o, pp)) continue;
-      r.isa.push_back(cvm::how_of(*e) + (pp ? "+pp" : ""));
-      set_num_threads(1);
-      r.t1.push_back(time_median([&] { call_kernel(e->fn, w, o, pp); }, budget));
-      set_num_threads(2);
-      r.t2.push_back(time_median([&] { call_kernel(e->fn, w, o, pp); }, budget));
+      for (bool int8 : {false, true}) {
+        if (int8 && !e->takes_int8_activations) continue;
+        // A kernel timed on a call it declines would time nothing: such a variant has no column.
+        if (!call_kernel(e->fn, w, o, pp, int8)) continue;
+        r.isa.push_back(cvm::how_of(*e) + (pp ? "+pp" : "") + (int8 ? "+i8" : ""));
+        set_num_threads(1);
+        r.t1.push_back(time_median([&] { call_kernel(e->fn, w, o, pp, int8); }, budget));
+        set_num_threads(2);
+        r.t2.push_back(time_median([&] { call_kernel(e->fn, w, o, pp, int8); }, budget));
+      }
     }
     set_num_threads(1);
     AttrMap attrs;
@@ -471,7 +490,7 @@ int main(int argc, char** argv) {
         const bool tiles = r.isa[i].compare(0, 3, "amx") == 0 && peak.amx_macs_1t > 0 && !depthwise;
         const double p1 = tiles ? peak.amx_macs_1t : peak1, p2 = tiles ? peak.amx_macs_2t : peak2;
         std::printf(
-            "    %-11s 1T %8.3f ms %7.1f GOPS %5.1f%% peak %6.1fx scalar | 2T %8.3f ms "
+            "    %-14s 1T %8.3f ms %7.1f GOPS %5.1f%% peak %6.1fx scalar | 2T %8.3f ms "
             "%7.1f GOPS %5.1f%% peak\n",
             r.isa[i].c_str(), r.t1[i] * 1e3, gops / r.t1[i],
             p1 > 0 ? 100 * gops * 1e9 / r.t1[i] / (2 * p1) : 0, r.scalar / r.t1[i],

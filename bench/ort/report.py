@@ -7,7 +7,10 @@ Times are medians in milliseconds. "best" is the fastest x86 kernel of cvmrt (ea
 of this CPU is in its own column); GOPS counts 2 operations per multiply-add; "% peak" is
 against the int8 VNNI rate (vpdpbusd zmm) conv_bench measured in the same run, on as many
 threads as the column; on a CPU with AMX, "amx %tile" is the AMX kernel against the tdpbssd tile
-rate measured the same way. cvmrt/ORT is a time ratio: below 1, cvmrt is faster. ORT is
+rate measured the same way. Columns ending "+i8" time the entry on int8 x and y with the
+requantizing clamp applied as it stores (what a session's int8 activation buffers run between
+layers, and what QLinearConv does); "best" takes them too. cvmrt/ORT is a time ratio: below 1,
+cvmrt is faster. ORT is
 QLinearConv (uint8 x int8 -> uint8, its fastest int8 convolution) for conv2d and
 MatMulInteger (uint8 x int8 -> int32) for dense; ConvInteger (int8 x int8 -> int32, cvmrt's
 exact semantics) is shown as well.
