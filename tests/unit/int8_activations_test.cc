@@ -55,8 +55,8 @@ Entry conv_block(ModelBuilder& b, const std::string& name, Entry x, int64_t c, i
 // A small MobileNet-like network with what must stay int32 around what may be int8:
 //   stem 3x3 -> dw 3x3 -> pw 1x1 -> [a: 3x3 s2] + [b: 1x1 s2] -> elemwise_add -> shift
 //   -> flatten -> fc1 (dense) -> shift -> fc2 (dense) -> shift (an output, with pw's output)
-// stem, dw, fc1: read only by conv2d / dense as data (int8 where the kernels take it); pw: a
-// graph output; a, b: read by the add; fc2: the graph's output.
+// stem, dw, fc1 and the input: read only by conv2d / dense as data (int8 where the kernels take
+// it); pw: a graph output; a, b: read by the add; fc2: the graph's output.
 std::shared_ptr<const Model> network() {
   ModelBuilder b;
   const Entry x = b.input({1, 3, 17, 19}, DataType::Int(32), 8);
@@ -109,8 +109,16 @@ TEST_CASE("int8 activations: the int32 session's bits on every backend", "[graph
     SessionOptions off{backend};
     off.int8_activations = false;
     Session wide(model, off);
-    for (uint64_t seed = 1; seed <= 3; ++seed) {
-      const NDArray x = t::model_input(*model, seed);
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      // The input as int32, and (seed 4) as int8 (write_input's two ways into an int8 input).
+      NDArray x = t::model_input(*model, seed);
+      if (seed == 4) {
+        NDArray x8 = NDArray::empty(x.shape(), DataType::Int(8));
+        for (int64_t i = 0; i < x.numel(); ++i) {
+          x8.mutable_data_as<int8_t>()[i] = static_cast<int8_t>(x.data_as<int32_t>()[i]);
+        }
+        x = x8;
+      }
       for (Session* run : {&s, &wide, &reference}) {
         run->set_input("data", x);
         run->run();

@@ -237,8 +237,8 @@ struct SessionOptions {
   // the output of a conv2d / dense whose kernel applies its fused clamp (fuse_clamps) within
   // [-128, 127], when every node reading it is a conv2d / dense taking it as data and the
   // kernels heading the chains of all of them take int8 activations
-  // (NodeKernelPlan::int8_output). A quarter of the bytes to write and read; the same bits.
-  // CPU sessions only. CVMRT_INT8_ACTIVATIONS=0 turns it off for every session.
+  // (NodeKernelPlan::int8_output); the model's input too when its readers are such nodes. A
+  // quarter of the bytes to write and read; the same bits. CPU sessions only. CVMRT_INT8_ACTIVATIONS=0 turns it off for every session.
   bool int8_activations = true;
 };
 

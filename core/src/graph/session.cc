@@ -258,17 +258,17 @@ void Session::State::fuse_pads(const ChainPolicy& policy) {
 // kernels of the head and of every node reading it take int8 activations and those nodes are
 // conv2d / dense steps reading it as data only (not a graph output, not read by a pass). The
 // head's kernel then always applies the clamp (the op layer does when no int8 entry takes the
-// call), so the run's pass never runs.
+// call), so the run's pass never runs. The model's input likewise when its readers take it
+// (its precision is <= 8 then: conv2d / dense data); write_input narrows into it.
 void Session::State::store_int8_activations() {
   const Graph& g = m->graph;
-  auto heads_int8 = [](const Step& s) {
-    const std::vector<const kernel::KernelEntry*>& chain = s.kernels[0].entries;
-    return !chain.empty() && chain.front()->takes_int8_activations;
-  };
+  if (g.is_float()) return;
   auto gemm = [&](const Step& s) {
     const std::string& op = g.nodes[s.nid].op_name;
+    const std::vector<const kernel::KernelEntry*>& chain = s.kernels[0].entries;
     return s.pass == Step::Pass::kNone && s.fused_into.empty() && s.clamped_by == nullptr &&
-           (op == "conv2d" || op == "dense") && heads_int8(s);
+           (op == "conv2d" || op == "dense") && !chain.empty() &&
+           chain.front()->takes_int8_activations;
   };
   std::vector<std::vector<uint32_t>> readers(g.entries.size());
   for (const Step& s : steps) {
@@ -276,34 +276,42 @@ void Session::State::store_int8_activations() {
   }
   std::vector<bool> is_head(g.entries.size(), false);
   for (uint32_t eid : g.heads) is_head[eid] = true;
+  // Whether entry eid, in the arena, may be held as int8 as far as its readers go.
+  auto readers_take = [&](uint32_t eid) {
+    if (is_head[eid] || readers[eid].empty() || m->plan.offset[eid] < 0) return false;
+    for (uint32_t nid : readers[eid]) {
+      const graph::Node& n = g.nodes[nid];
+      if (!gemm(steps[step_index[nid]]) || n.inputs[0] != eid ||
+          std::count(n.inputs.begin(), n.inputs.end(), eid) != 1) {
+        return false;
+      }
+    }
+    return true;
+  };
   auto* arena_bytes = static_cast<uint8_t*>(arena.mutable_data());
   std::shared_ptr<const void> keep_arena = std::make_shared<NDArray>(arena);
+  // Entry eid as an int8 view of its block, for itself and its readers.
+  auto hold_int8 = [&](uint32_t eid) {
+    const NDArray int8_view =
+        NDArray::from_external(arena_bytes + m->plan.offset[eid], g.entries[eid].shape,
+                               DataType::Int(8), device, keep_arena, false);
+    entries[eid] = int8_view;
+    for (uint32_t nid : readers[eid]) steps[step_index[nid]].inputs[0] = int8_view;
+    return int8_view;
+  };
   for (const HeadWrite& w : head_writes) {
     Step& head = steps[step_index[w.head]];
     Step& first = steps[step_index[w.first]];
-    if (!gemm(head) || first.clamp.lo < -128 || first.clamp.hi > 127 || is_head[w.out] ||
-        readers[w.out].empty()) {
+    if (!gemm(head) || first.clamp.lo < -128 || first.clamp.hi > 127 || !readers_take(w.out)) {
       continue;
     }
-    bool readers_take = true;
-    for (uint32_t nid : readers[w.out]) {
-      const graph::Node& n = g.nodes[nid];
-      readers_take = readers_take && gemm(steps[step_index[nid]]) &&
-                     std::count(n.inputs.begin(), n.inputs.end(), w.out) == 1 &&
-                     n.inputs[0] == w.out;
-    }
-    if (!readers_take) continue;
-    const NDArray int8_view = NDArray::from_external(
-        arena_bytes + m->plan.offset[w.out], g.entries[w.out].shape, DataType::Int(8), device,
-        keep_arena, false);
-    entries[w.out] = int8_view;
-    head.outputs[0] = int8_view;
-    head.output_bytes = int8_view.nbytes();
+    head.outputs[0] = hold_int8(w.out);
+    head.output_bytes = head.outputs[0].nbytes();
     head.int8_output = true;
     first.fused_into = g.nodes[w.head].name;
     first.clamped_by = nullptr;
-    for (uint32_t nid : readers[w.out]) steps[step_index[nid]].inputs[0] = int8_view;
   }
+  if (readers_take(data_entry())) hold_int8(data_entry());
 }
 
 bool Session::State::clamp_done(const Step& step) {
@@ -355,13 +363,21 @@ void Session::State::write_input(const void* src, bool int8, int64_t count) {
     // this file for size, where a clip() helper stayed a call per element (2 ms per 400 K).
     const int32_t hi = graph::precision_bound(m->graph.entries[eid].precision);
     const int32_t lo = -hi;
-    int32_t* dst = target.mutable_data_as<int32_t>();
-    if (int8) {
+    if (target.dtype() == DataType::Int(8)) {  // held as int8 (store_int8_activations)
+      int8_t* dst = target.mutable_data_as<int8_t>();
+      for (int64_t i = 0; i < count; ++i) {
+        const int32_t v = int8 ? static_cast<int8_t>(bytes[i])
+                               : static_cast<int32_t>(params_detail::load_le32(bytes + 4 * i));
+        dst[i] = static_cast<int8_t>(v < lo ? lo : v > hi ? hi : v);
+      }
+    } else if (int8) {
+      int32_t* dst = target.mutable_data_as<int32_t>();
       for (int64_t i = 0; i < count; ++i) {
         const int32_t v = static_cast<int8_t>(bytes[i]);
         dst[i] = v < lo ? lo : v > hi ? hi : v;
       }
     } else {
+      int32_t* dst = target.mutable_data_as<int32_t>();
       for (int64_t i = 0; i < count; ++i) {
         const auto v = static_cast<int32_t>(params_detail::load_le32(bytes + 4 * i));
         dst[i] = v < lo ? lo : v > hi ? hi : v;
