@@ -64,8 +64,8 @@ void print_kernels(const std::shared_ptr<const Model>& model, const std::string&
       for (const std::string& e : c.entries) {
         chain += (chain.empty() ? "" : " > ") + e + (e == c.packed_for ? " (weight packed)" : "");
       }
-      if (i == 0 && node.int8_output) chain += "  (writes int8)";
       rows.push_back({i == 0 ? node.node : "", i == 0 ? node.op : "", chain});
+      if (i == 0 && node.int8_output) rows.push_back({"", "", "  writes its output as int8"});
       for (const std::string& note : c.notes) rows.push_back({"", "", "  " + note});
     }
   }
