@@ -29,6 +29,7 @@
 
 #include "conv_workloads.h"
 #include "cvm/allocator.h"
+#include "cvm/array_ops.h"
 #include "cvm/model.h"
 #include "cvm/model_builder.h"
 #include "cvm/ndarray.h"
@@ -245,10 +246,7 @@ Operands operands(const Work& w) {
   o.in = {random_int8(w.x, 1), random_int8(w.w, 2), random_int8(Shape{w.w[0]}, 3)};
   o.out = NDArray::empty(w.y(), DataType::Int(32));
   o.in8 = o.in;
-  o.in8[0] = NDArray::empty(w.x, DataType::Int(8));
-  for (int64_t i = 0; i < w.x.numel(); ++i) {
-    o.in8[0].mutable_data_as<int8_t>()[i] = static_cast<int8_t>(o.in[0].data_as<int32_t>()[i]);
-  }
+  o.in8[0] = cvm::cast(o.in[0], DataType::Int(8));
   o.out8 = NDArray::empty(w.y(), DataType::Int(8));
   return o;
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "attrs.h"
+#include "cvm/array_ops.h"
 #include "cvm/allocator.h"
 #include "kernel_views.h"
 #include "op_def.h"
@@ -168,25 +169,17 @@ void run_gemm(const NodeKernels& kernels, const std::vector<NDArray>& outputs,
       << "int8 activations: a conv2d/dense call on " << inputs[0].device().name()
       << (narrow_out && clamp == nullptr ? " with an int8 output and no clamp" : "");
   std::vector<NDArray> wide_in = inputs, wide_out = outputs;
-  if (narrow_in) {
-    const NDArray x = inputs[0].contiguous();
-    wide_in[0] = NDArray::empty(x.shape(), i32);
-    const int8_t* src = x.data_as<int8_t>();
-    int32_t* dst = wide_in[0].mutable_data_as<int32_t>();
-    for (int64_t i = 0; i < x.numel(); ++i) dst[i] = src[i];
-  }
+  if (narrow_in) wide_in[0] = cvm::cast(inputs[0], i32);
   if (narrow_out) wide_out[0] = NDArray::empty(outputs[0].shape(), i32);
   run_kernel(kernels[0], plain_views(wide_out, wide_in), 1, params, kernels.packed_for,
              kernels.packed);
   if (!narrow_out) return;
-  const bool clamped = kernels[0].last_ran->applies_clamp;
-  const int32_t* src = wide_out[0].data_as<int32_t>();
-  NDArray y = outputs[0].is_contiguous() ? outputs[0] : NDArray::empty(outputs[0].shape(), i8);
-  int8_t* dst = y.mutable_data_as<int8_t>();
-  for (int64_t i = 0; i < y.numel(); ++i) {
-    dst[i] = static_cast<int8_t>(clamped ? src[i] : kernel::apply_clamp_one(src[i], *clamp));
+  if (!kernels[0].last_ran->applies_clamp) {
+    int32_t* y = wide_out[0].mutable_data_as<int32_t>();
+    for (int64_t i = 0; i < wide_out[0].numel(); ++i) y[i] = kernel::apply_clamp_one(y[i], *clamp);
   }
-  if (!outputs[0].is_contiguous()) NDArray(outputs[0]).copy_from(y);
+  NDArray y = outputs[0];
+  cvm::copy_into(y, wide_out[0]);  // exact: the clamp's interval lies within int8
 }
 
 // ---------------------------------------------------------------------------------------------

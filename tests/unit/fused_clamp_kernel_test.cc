@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cvm/array_ops.h"
 #include "cvm/threads.h"
 #include "kernel_abi.h"
 #include "kernel_test_util.h"
@@ -337,15 +338,8 @@ std::vector<kernel::KernelEntry> int8_entries(const char* op) {
 
 // `a` (int32 values within [-128, 127]) as an int8 array of the same shape.
 NDArray as_int8(const NDArray& a) {
-  NDArray b = NDArray::empty(a.shape(), DataType::Int(8));
-  const NDArray c = a.contiguous();
-  const auto* src = static_cast<const int32_t*>(c.data());
-  auto* dst = static_cast<int8_t*>(b.mutable_data());
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    REQUIRE(src[i] >= -128);
-    REQUIRE(src[i] <= 127);
-    dst[i] = static_cast<int8_t>(src[i]);
-  }
+  NDArray b = cvm::cast(a, DataType::Int(8));
+  REQUIRE(test::bit_equal(cvm::cast(b, DataType::Int(32)), a.contiguous()));  // nothing wrapped
   return b;
 }
 

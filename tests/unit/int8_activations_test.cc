@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cvm/array_ops.h"
 #include "cvm/model_builder.h"
 #include "fusion_test_util.h"
 #include "params/elementwise.h"
@@ -113,11 +114,7 @@ TEST_CASE("int8 activations: the int32 session's bits on every backend", "[graph
       // The input as int32, and (seed 4) as int8 (write_input's two ways into an int8 input).
       NDArray x = t::model_input(*model, seed);
       if (seed == 4) {
-        NDArray x8 = NDArray::empty(x.shape(), DataType::Int(8));
-        for (int64_t i = 0; i < x.numel(); ++i) {
-          x8.mutable_data_as<int8_t>()[i] = static_cast<int8_t>(x.data_as<int32_t>()[i]);
-        }
-        x = x8;
+        x = cvm::cast(x, DataType::Int(8));
       }
       for (Session* run : {&s, &wide, &reference}) {
         run->set_input("data", x);
@@ -176,15 +173,12 @@ TEST_CASE("int8 activations: a conv2d / dense whose int8 kernels decline widens,
     const NDArray plain = cvm::run_op(op_name, in, attrs)[0];
     const cvm::kernel::CvmClampParams clamp{6, -100, 120};
     // The clamped result as int8, and x as int8.
-    NDArray want8 = NDArray::empty(plain.shape(), DataType::Int(8));
-    NDArray x8 = NDArray::empty(xs, DataType::Int(8));
-    for (int64_t i = 0; i < plain.numel(); ++i) {
-      const int32_t v = cvm::kernel::apply_clamp_one(plain.data_as<int32_t>()[i], clamp);
-      want8.mutable_data_as<int8_t>()[i] = static_cast<int8_t>(v);
+    NDArray want = plain.copy();
+    int32_t* clamped = want.mutable_data_as<int32_t>();
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      clamped[i] = cvm::kernel::apply_clamp_one(clamped[i], clamp);
     }
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      x8.mutable_data_as<int8_t>()[i] = static_cast<int8_t>(x.data_as<int32_t>()[i]);
-    }
+    const NDArray want8 = cvm::cast(want, DataType::Int(8)), x8 = cvm::cast(x, DataType::Int(8));
     // A chain whose int8 entry declines, then the scalar reference (which takes no int8 and
     // does not apply the clamp: the op layer does).
     const cvm::KernelChain reference = cvm::resolve_chain(
