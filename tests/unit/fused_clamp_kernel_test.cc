@@ -441,6 +441,10 @@ const std::vector<ConvCase>& int8_conv_cases() {
       {1, 16, 12, 12, 16, 3, 1, 1, 3, 16, true},  // depthwise dilated
       {3, 12, 6, 6, 48, 2, 2, 0, 1, 3, true},     // groups 3
       {1, 8, 7, 7, 8, 3, 1, 1, 1, 2, true},       // grouped, few outputs a group
+      {1, 4, 5, 150, 4, 3, 1, 1, 1, 4, true},     // depthwise quads: 3 groups of 64, a tail
+      {1, 6, 9, 133, 6, 3, 2, 1, 1, 6, false},    // depthwise quads stride 2: groups of 32
+      {1, 3, 6, 203, 3, 3, 4, 2, 1, 3, true},     // depthwise quads stride 4, padding 2
+      {1, 5, 8, 70, 5, 5, 1, 2, 1, 5, true},      // depthwise quads 5x5: two per kernel row
   };
   return cases;
 }

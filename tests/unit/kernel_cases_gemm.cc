@@ -134,6 +134,14 @@ std::vector<OpCase> conv2d_int_cases() {
        "depthwise column lanes, 16 channels"},
       {{1, 4, 6, 40, 4, 1, 1, 2, 2, 0, 0, 1, 1, 4, true}, Ints::kInt8, P, P,
        "depthwise column lanes, 1x1 stride 2: an unread phase"},
+      // Depthwise quads (VNNI: vpdpbusd on four taps of a row) for int8 values, else columns;
+      // fused_clamp_kernel_test.cc adds strides 2 and 4 and 5x5 on int8 views.
+      {{1, 3, 7, 150, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3, true}, Ints::kInt8Edges, P, P,
+       "depthwise quads: 3 groups of 64 outputs, int8 extremes"},
+      {{1, 3, 12, 80, 3, 2, 7, 3, 1, 1, 3, 2, 1, 3, false}, Ints::kInt8, P, P,
+       "depthwise quads 2x7, stride_h 3, dilation_h 2: any kernel"},
+      {{1, 3, 5, 70, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3, true}, Ints::kInt16, P, P,
+       "depthwise beyond int8 on wide rows: quads decline, columns"},
       // Strided views: the wasm kernel declines (inner stride of x), the x86 ones gather.
       {{2, 6, 9, 10, 10, 3, 3, 2, 1, 1, 1, 1, 1, 2, true},
        Ints::kInt8, Lay::kStepLast, Lay::kReverseFirst,
