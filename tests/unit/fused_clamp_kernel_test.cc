@@ -481,6 +481,31 @@ TEST_CASE("fused clamp: conv2d entries take int8 activations and equal the int32
   }
 }
 
+TEST_CASE("fused clamp: depthwise biases at the int32 edges keep the clamp's own rounding",
+          "[kernels][fusion]") {
+  // Sums that reach past INT32_MAX - 2^(shift - 1) or near INT32_MIN: a kernel that adds the
+  // rounding term before the shift (the x86 quads do where nothing can wrap) must not here.
+  const ConvCase v{1, 4, 5, 70, 4, 3, 1, 1, 1, 4, true};
+  std::vector<NDArray> in = int8_conv_inputs(v, 1390);
+  auto* bias = in[2].mutable_data_as<int32_t>();
+  const int32_t biases[4] = {INT32_MAX - 3, INT32_MAX - 200000, INT32_MIN + 5, INT32_MIN + 200000};
+  for (int c = 0; c < 4; ++c) bias[c] = biases[c];
+  const Shape ys = output_shape(v);
+  for (const CvmClampParams& clamp : {CvmClampParams{3, -127, 127}, CvmClampParams{1, -128, 127},
+                                      CvmClampParams{24, -127, 127}}) {
+    INFO("clamp shift " << clamp.shift << " [" << clamp.lo << ", " << clamp.hi << "]");
+    kernel::Conv2dParams p{1, 1, 1, 1, 1, 1, 4, nullptr};
+    const NDArray want = expected("conv2d", in, ys, &p, clamp);
+    for (const kernel::KernelEntry& e : int8_entries("conv2d")) {
+      test::PoisonedScratch scratch;
+      p.scratch = scratch.get();
+      p.clamp = &clamp;
+      check_int8_entry(e, in, &p, true, want);
+      p.clamp = nullptr;
+    }
+  }
+}
+
 TEST_CASE("fused clamp: dense entries take int8 activations and equal the int32 call",
           "[kernels][fusion]") {
   struct DenseCase {
