@@ -445,6 +445,8 @@ const std::vector<ConvCase>& int8_conv_cases() {
       {1, 6, 9, 133, 6, 3, 2, 1, 1, 6, false},    // depthwise quads stride 2: groups of 32
       {1, 3, 6, 203, 3, 3, 4, 2, 1, 3, true},     // depthwise quads stride 4, padding 2
       {1, 5, 8, 70, 5, 5, 1, 2, 1, 5, true},      // depthwise quads 5x5: two per kernel row
+      {1, 6, 9, 20, 6, 3, 1, 1, 1, 6, true},      // depthwise quads, flat rows: 3x3
+      {1, 4, 10, 24, 4, 5, 1, 2, 1, 4, false},    // depthwise quads, flat rows: 5x5
   };
   return cases;
 }
