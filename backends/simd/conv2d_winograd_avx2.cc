@@ -139,15 +139,7 @@ inline void micro(const int32_t* a, const int32_t* b, idx kp, __m256i (&acc)[4][
   }
 }
 
-// Conv2dParams::clamp on 8 lanes, as the cvm_right_shift kernel computes it: with a shift s,
-// ((v >> (s - 1)) + 1) >> 1 in wrapping int32, then clamped to [lo, hi].
-__m256i clamp8(__m256i v, const CvmClampParams& c) {
-  if (c.shift > 0) {
-    const __m256i t = _mm256_sra_epi32(v, _mm_cvtsi32_si128(c.shift - 1));
-    v = _mm256_srai_epi32(_mm256_add_epi32(t, _mm256_set1_epi32(1)), 1);
-  }
-  return _mm256_max_epi32(_mm256_min_epi32(v, _mm256_set1_epi32(c.hi)), _mm256_set1_epi32(c.lo));
-}
+#include "clamp_lanes.inc"  // ClampLanes
 
 // y of 8 tiles from p0 for output channel oc: A^T M A / 4 + bias, then Conv2dParams::clamp and
 // scale when set; M[t] in mq[t].
@@ -157,12 +149,13 @@ void output_octet(const Run& m, idx oc, idx p0, const __m256i* mq, int32_t bias)
       mq, y4, [](__m256i p, __m256i q) { return _mm256_add_epi32(p, q); },
       [](__m256i p, __m256i q) { return _mm256_sub_epi32(p, q); });
   const __m256i b = _mm256_set1_epi32(bias);
+  const ClampLanes<Lanes256> clamp(m.clamp);
+  const ClampLanes<Lanes256> scale_clamp(m.scale != nullptr ? &m.scale->clamp : nullptr);
   auto finish = [&](__m256i s4) {
     __m256i v = _mm256_add_epi32(_mm256_srai_epi32(s4, 2), b);
-    if (m.clamp != nullptr) v = clamp8(v, *m.clamp);
+    if (m.clamp != nullptr) v = clamp(v);
     if (m.scale != nullptr) {
-      const __m256i k = _mm256_set1_epi32(m.scale->multiplier[oc]);
-      v = clamp8(_mm256_mullo_epi32(v, k), m.scale->clamp);
+      v = scale_clamp(_mm256_mullo_epi32(v, _mm256_set1_epi32(m.scale->multiplier[oc])));
     }
     return v;
   };
