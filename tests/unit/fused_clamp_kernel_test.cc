@@ -447,6 +447,8 @@ const std::vector<ConvCase>& int8_conv_cases() {
       {1, 5, 8, 70, 5, 5, 1, 2, 1, 5, true},      // depthwise quads 5x5: two per kernel row
       {1, 6, 9, 20, 6, 3, 1, 1, 1, 6, true},      // depthwise quads, flat rows: 3x3
       {1, 4, 10, 24, 4, 5, 1, 2, 1, 4, false},    // depthwise quads, flat rows: 5x5
+      {1, 20, 7, 56, 20, 3, 2, 1, 1, 20, true},   // depthwise quads stride 2: 28 of 32 outputs
+      {1, 17, 5, 40, 17, 3, 4, 1, 1, 17, false},  // depthwise quads stride 4: 10 of 16 outputs
   };
   return cases;
 }
