@@ -218,12 +218,47 @@ TEST_CASE("wasm conv2d without scratch or with it refused equals the reference",
         {1, 5, 6, 3, 6, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},        // out_w < 4
         {1, 7, 5, 6, 9, 3, 3, 1, {1, 1, 4, 5, 1, 1, 1, nullptr}, false},       // pad > kernel
         {2, 11, 9, 31, 8, 2, 5, 1, {2, 1, 0, 2, 1, 2, 1, nullptr}, true},      // dilation_w 2
-        {1, 180, 5, 6, 64, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},     // k in chunks
+        {1, 180, 5, 6, 64, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},     // long k
         {1, 9, 3, 5, 7, 1, 1, 1, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},        // one strip, partial
         {1, 6, 4, 3, 4, 2, 2, 2, {1, 1, 1, 1, 1, 1, 2, nullptr}, false},       // 1 channel a group
         {2, 4, 9, 9, 12, 3, 3, 4, {2, 2, 1, 1, 1, 1, 4, nullptr}, true},       // channel multiplier
     };
     check_convs(rng, cases);
+  }
+}
+
+TEST_CASE("wasm conv2d GEMM: weights past the A chunk target sum k in chunks",
+          "[backend][wasm]") {
+  // Packed weights (A) of more than 4 MiB (kChunkABytes) are split along k, the partial sums
+  // kept between chunks: 256 output channels of a 1x1 over 8199 input channels (64 blocks x 4100
+  // pairs x 16 bytes, the last pair half empty) in 2 chunks, on 2 pixels, int16-range values
+  // (the GEMM's range), its own packing and prepacked. (One scratch mode and range only: the
+  // section above runs every one, and a call on these weights costs as much as 40 small cases.)
+  Rng rng(47);
+  const int64_t c = 8199, oc = 256, w = 2;
+  std::vector<int32_t> x = rng.values(static_cast<size_t>(c * w), Range::kInt16);
+  std::vector<int32_t> wt = rng.values(static_cast<size_t>(oc * c), Range::kInt16);
+  std::vector<int32_t> b = rng.values(static_cast<size_t>(oc), Range::kInt32);
+  std::vector<int32_t> y(static_cast<size_t>(oc * w));
+  const std::vector<TensorView> in = {
+      view(x.data(), {1, c, 1, w}, compact_strides({1, c, 1, w})),
+      view(wt.data(), {oc, c, 1, 1}, compact_strides({oc, c, 1, 1})),
+      view(b.data(), {oc}, {1})};
+  const TensorView out = view(y.data(), {1, oc, 1, w}, compact_strides({1, oc, 1, w}));
+  kernel::Conv2dParams p{1, 1, 0, 0, 1, 1, 1, nullptr};
+  const kernel::KernelEntry& e = wasm_entry(kConv);
+  const size_t bytes = e.prepack(in[1], &p, nullptr, 0);
+  REQUIRE(bytes > (size_t{4} << 20));
+  std::vector<uint64_t> packed(bytes / 8 + 16);
+  auto* aligned = reinterpret_cast<void*>(
+      (reinterpret_cast<uintptr_t>(packed.data()) + 63) & ~uintptr_t{63});
+  REQUIRE(e.prepack(in[1], &p, aligned, bytes) == bytes);
+  for (const void* prepacked : {static_cast<const void*>(nullptr),
+                                static_cast<const void*>(aligned)}) {
+    INFO((prepacked ? "prepacked" : "packing its own weights"));
+    TestScratch scratch(8);
+    p.scratch = &scratch.scratch;
+    require_same(kConv, in, out, y, &p, prepacked);
   }
 }
 
