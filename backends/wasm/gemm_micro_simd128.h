@@ -80,12 +80,18 @@ struct PackHeader {
 };
 static_assert(sizeof(PackHeader) == 64, "header size");
 
+// Where cell (r, col) of a packed copy of x lies in x: input row r * sh - ph, column
+// col * sw - pw (sh, sw > 1: every sh-th row and sw-th column, as a strided 1x1 kernel reads).
+struct CellMap {
+  idx ph, pw, sh, sw;
+};
+
 // The zero-padded, channel-paired copy of image n of x, channels [c0, c0 + channels): cell
 // (j, r, col) of dst ([pairs][xh][xw]) pairs channels c0 + 2j and c0 + 2j + 1 (the high half 0
-// past an odd end) at input row r - ph and column col - pw, 0 outside the input. x has unit inner
-// stride.
-void pack_channel_pairs(const TensorView& x, idx n, idx c0, idx channels, idx ph, idx pw, idx xh,
-                        idx xw, int32_t* dst);
+// past an odd end) at the input cell `at` maps (r, col) to, 0 outside the input. x has unit
+// inner stride.
+void pack_channel_pairs(const TensorView& x, idx n, idx c0, idx channels, const CellMap& at,
+                        idx xh, idx xw, int32_t* dst);
 
 // lo = min(0, smallest element), hi = max(0, largest element) of an int32 view of up to 4
 // dimensions (any strides); false for more dimensions.

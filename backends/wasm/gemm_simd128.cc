@@ -160,7 +160,8 @@ struct ConvRun {
   const TensorView* y;
   ConvShape s;
   idx in_h, in_w, out_h, out_w, npix;
-  idx sh, sw, dh, dw;
+  idx sh, sw, dh, dw;  // the GEMM's strides and dilations over X
+  CellMap at;          // where X's cells lie in x
   idx xh, xw,
       plane;         // the padded copy X: rows, columns and cells of one channel pair
   idx tile_strips;   // strips of 8 pixels per B tile
@@ -174,8 +175,7 @@ struct ConvRun {
 
 // X of image n, group grp (pack_channel_pairs).
 void pack_x(const ConvRun& m, idx n, idx grp) {
-  pack_channel_pairs(*m.x, n, grp * m.s.group_c, m.s.group_c, static_cast<idx>(m.p->pad_h),
-                     static_cast<idx>(m.p->pad_w), m.xh, m.xw, m.xp);
+  pack_channel_pairs(*m.x, n, grp * m.s.group_c, m.s.group_c, m.at, m.xh, m.xw, m.xp);
 }
 
 // The B tile of strips [s0, s0 + ns): strip t, k pair (kh, kw, j), lane l holds the X cell
@@ -378,6 +378,15 @@ bool conv2d_gemm_simd128(const KernelCall& call) {
   m.sw = static_cast<idx>(p.stride_w);
   m.dh = static_cast<idx>(p.dilation_h);
   m.dw = static_cast<idx>(p.dilation_w);
+  m.at = {static_cast<idx>(p.pad_h), static_cast<idx>(p.pad_w), 1, 1};
+  if (m.s.kh == 1 && m.s.kw == 1) {
+    // A 1x1 kernel reads one cell per output pixel: X holds just those (every stride-th row and
+    // column), and the GEMM runs a stride-1 1x1 over them. A stride-2 layer packs a quarter of
+    // its input, and B's tiles load whole vectors instead of gathering.
+    m.at.sh = m.sh;
+    m.at.sw = m.sw;
+    m.sh = m.sw = 1;
+  }
   m.xh = (m.out_h - 1) * m.sh + (m.s.kh - 1) * m.dh + 1;
   m.xw = (m.out_w - 1) * m.sw + (m.s.kw - 1) * m.dw + 1;
   // Sizes in lanes must stay far from wasm32's index range (huge layers take the other path).
@@ -557,32 +566,54 @@ bool dense_gemm_simd128(const KernelCall& call) {
 // ---------------------------------------------------------------------------------------------
 // Shared with winograd_simd128.cc (gemm_micro_simd128.h)
 
-void pack_channel_pairs(const TensorView& x, idx n, idx c0, idx channels, idx ph, idx pw, idx xh,
-                        idx xw, int32_t* dst) {
+namespace {
+
+// Row r0 (and its partner r1, or none when odd) of a channel pair into cells [lo, hi) of dst,
+// column col at r0[col * S] (S: the column step; 0: any, given as sw).
+template <int S>
+void pack_pair_row(const int32_t* r0, const int32_t* r1, bool odd, idx sw, idx lo, idx hi,
+                   int32_t* dst) {
+  idx col = lo;
+  if (!odd && S != 0) {
+    for (; col + 4 <= hi; col += 4) {
+      store4(dst + col, interleave_low16(load4_strided<S>(r0 + col * S, S),
+                                         load4_strided<S>(r1 + col * S, S)));
+    }
+  }
+  const idx step = S != 0 ? S : sw;
+  for (; col < hi; ++col) dst[col] = pair16(r0[col * step], odd ? 0 : r1[col * step]);
+}
+
+}  // namespace
+
+void pack_channel_pairs(const TensorView& x, idx n, idx c0, idx channels, const CellMap& at,
+                        idx xh, idx xw, int32_t* dst) {
   const idx in_h = static_cast<idx>(x.shape[2]), in_w = static_cast<idx>(x.shape[3]);
   const idx xs1 = static_cast<idx>(x.strides[1]), xs2 = static_cast<idx>(x.strides[2]);
-  const idx lo = std::min(xw, pw), hi = std::max(lo, std::min(xw, in_w + pw));
+  // Cells [lo, hi) of a row lie inside the input: 0 <= col * sw - pw < in_w.
+  const idx lo = std::min(xw, (at.pw + at.sw - 1) / at.sw);
+  const idx hi = std::max(lo, std::min(xw, (in_w - 1 + at.pw) / at.sw + 1));
   const auto* xg =
       static_cast<const int32_t*>(x.data) + n * static_cast<idx>(x.strides[0]) + c0 * xs1;
   for (idx c = 0; c < channels; c += 2) {
     const int32_t* x0 = xg + c * xs1;
     const bool odd = c + 1 == channels;  // no partner channel: high halves 0
     for (idx r = 0; r < xh; ++r, dst += xw) {
-      const idx ih = r - ph;
+      const idx ih = r * at.sh - at.ph;
       if (ih < 0 || ih >= in_h) {
         std::memset(dst, 0, static_cast<size_t>(xw * 4));
         continue;
       }
       std::memset(dst, 0, static_cast<size_t>(lo * 4));
-      const int32_t* r0 = x0 + ih * xs2 - pw;  // column col at r0[col]
+      const int32_t* r0 = x0 + ih * xs2 - at.pw;  // cell col at r0[col * sw]
       const int32_t* r1 = r0 + xs1;
-      idx col = lo;
-      if (!odd) {
-        for (; col + 4 <= hi; col += 4) {
-          store4(dst + col, interleave_low16(load4(r0 + col), load4(r1 + col)));
-        }
+      if (at.sw == 1) {
+        pack_pair_row<1>(r0, r1, odd, 1, lo, hi, dst);
+      } else if (at.sw == 2) {
+        pack_pair_row<2>(r0, r1, odd, 2, lo, hi, dst);
+      } else {
+        pack_pair_row<0>(r0, r1, odd, at.sw, lo, hi, dst);
       }
-      for (; col < hi; ++col) dst[col] = pair16(r0[col], odd ? 0 : r1[col]);
       std::memset(dst + hi, 0, static_cast<size_t>((xw - hi) * 4));
     }
   }

@@ -208,8 +208,9 @@ bool winograd(const KernelCall& call) {
   m.a = a != nullptr ? a : own;
   m.xp = xp;
   for (idx n = 0; n < static_cast<idx>(y.shape[0]); ++n) {
-    pack_channel_pairs(x, n, 0, m.s.in_c, static_cast<idx>(p.pad_h), static_cast<idx>(p.pad_w),
-                       m.g.xh, m.g.xw, xp);
+    pack_channel_pairs(x, n, 0, m.s.in_c,
+                       {static_cast<idx>(p.pad_h), static_cast<idx>(p.pad_w), 1, 1}, m.g.xh,
+                       m.g.xw, xp);
     run(call, m, n, group_strips);
   }
   return true;

@@ -209,6 +209,11 @@ TEST_CASE("wasm conv2d without scratch or with it refused equals the reference",
     const std::vector<ConvCase> cases = {
         {1, 33, 7, 9, 20, 1, 1, 1, {1, 1, 0, 0, 1, 1, 1, nullptr}, true},      // 1x1
         {2, 17, 10, 11, 13, 1, 1, 1, {2, 2, 0, 0, 1, 1, 1, nullptr}, false},   // 1x1 stride 2
+        // 1x1 with strides pack just the cells they read: padded, odd extents, strides 1 to 3
+        {1, 9, 11, 23, 8, 1, 1, 1, {2, 2, 1, 1, 1, 1, 1, nullptr}, true},
+        {1, 6, 13, 14, 5, 1, 1, 1, {3, 3, 2, 1, 1, 1, 1, nullptr}, false},
+        {1, 8, 9, 21, 12, 1, 1, 1, {1, 2, 0, 3, 1, 1, 1, nullptr}, true},
+        {1, 7, 10, 9, 4, 1, 1, 1, {2, 1, 1, 0, 2, 2, 1, nullptr}, true},
         {1, 70, 12, 15, 37, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},    // several tiles
         {2, 24, 13, 17, 12, 3, 3, 1, {2, 1, 2, 1, 2, 1, 1, nullptr}, false},   // stride, dilation
         {1, 10, 14, 29, 8, 3, 2, 1, {3, 3, 1, 0, 1, 2, 1, nullptr}, true},     // stride 3
