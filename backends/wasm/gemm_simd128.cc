@@ -282,8 +282,8 @@ void conv_strip(const ConvRun& m, idx n, idx grp, idx blk, idx s0, idx t, idx k0
 // the group: the strip's chunk of B (kc * 32 bytes) stays in L1 while the blocks' chunks of A
 // (blocks * kc * 16 bytes, from L2 or L3: kChunkABytes) stream past it. (Blocks outer, strips
 // inner, i.e. B streaming from L2 instead, measured 25% slower.) Partial sums of a tile wait in
-// m.c between chunks. With threads, each takes a range of the blocks (its own output channels and partial
-// sums) and keeps that order within it.
+// m.c between chunks. With threads, each takes a range of the blocks (its own output channels
+// and partial sums) and keeps that order within it.
 template <int S>
 void conv_run(const KernelCall& call, const ConvRun& m) {
   const idx strips = (m.npix + 7) / 8;
