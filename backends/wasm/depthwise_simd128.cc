@@ -2,7 +2,8 @@
 // packed into a zero-padded, stride-phased copy in lent scratch, then rows of outputs are
 // vectors of 4 columns times splatted weights, with no border cases; each vector gets the bias
 // and the channel's output stage (Conv2dParams::clamp, then Conv2dParams::scale: OutputStage,
-// simd128.h) in registers before it is stored.
+// simd128.h) in registers before it is stored. x and y may be int8 views (int8 activations:
+// the packing widens, the stores narrow; Act in simd128.h).
 //
 // Layout. Padded column c of a padded row (input column c - pad_w, 0 outside the input) is
 // stored at phase c % stride_w, index c / stride_w; the phases of a row lie one after another.
@@ -110,9 +111,10 @@ void pack_row(const Packed& pk, int32_t* dst) {
   }
 }
 
-// Copies input row xr between the zeros of pk.row; lo, hi: running lane minimum and maximum of
-// the values copied.
-inline void copy_row(const Packed& pk, const int32_t* xr, v128_t& lo, v128_t& hi) {
+// Copies input row xr (of T: int32_t, or int8_t for int8 activations) between the zeros of
+// pk.row; lo, hi: running lane minimum and maximum of the values copied.
+template <class T>
+inline void copy_row(const Packed& pk, const T* xr, v128_t& lo, v128_t& hi) {
   int32_t* t = pk.row + pk.pad;
   ptrdiff_t i = 0;
   for (; i + 4 <= pk.in_w; i += 4) {
@@ -128,10 +130,11 @@ inline void copy_row(const Packed& pk, const int32_t* xr, v128_t& lo, v128_t& hi
   }
 }
 
-// Packs the rows of channel plane xc (row pitch xs) that outputs read in format Op; returns
-// whether all their values are in int16 range (which Pairs needs: else pack again as Words).
-template <class Op>
-bool pack_plane(const Packed& pk, const int32_t* xc, ptrdiff_t xs) {
+// Packs the rows of channel plane xc (of T, row pitch xs) that outputs read in format Op;
+// returns whether all their values are in int16 range (which Pairs needs: else pack again as
+// Words).
+template <class Op, class T>
+bool pack_plane(const Packed& pk, const T* xc, ptrdiff_t xs) {
   v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
   for (ptrdiff_t ih = 0; ih < pk.data_rows; ++ih) {
     copy_row(pk, xc + ih * xs, lo, hi);
@@ -140,24 +143,13 @@ bool pack_plane(const Packed& pk, const int32_t* xc, ptrdiff_t xs) {
   return hmin(lo) >= -32768 && hmax(hi) <= 32767;
 }
 
-// Stores the first n (1 to 4) lanes of v at y.
-inline void store_lanes(int32_t* y, v128_t v, ptrdiff_t n) {
-  if (n == 4) {
-    store4(y, v);
-  } else {
-    int32_t lane[4];
-    store4(lane, v);
-    for (ptrdiff_t l = 0; l < n; ++l) y[l] = lane[l];
-  }
-}
-
 // One output row, columns [0, out_w), from the n = kernel rows x vector taps per row inputs
 // x[i] + ow and weights w(i) (splatted), plus the bias, through the channel's output stage.
 // Blocks of 8 columns, then 4 (the last one partial: padded rows are long enough to read whole
 // vectors).
 template <class Op, class X, class W>
 inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias,
-                   const OutputStage::Channel& stage, int32_t* yr, ptrdiff_t out_w) {
+                   const OutputStage::Channel& stage, const Act& yr, ptrdiff_t out_w) {
   ptrdiff_t ow = 0;
   for (; ow + 8 <= out_w; ow += 8) {
     v128_t a0 = bias, a1 = bias;
@@ -166,13 +158,13 @@ inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias,
       a0 = Op::mac(a0, load4(x[i] + ow), wv);
       a1 = Op::mac(a1, load4(x[i] + ow + 4), wv);
     }
-    store4(yr + ow, stage.vec(a0));
-    store4(yr + ow + 4, stage.vec(a1));
+    yr.store4(ow, stage.vec(a0));
+    yr.store4(ow + 4, stage.vec(a1));
   }
   for (; ow < out_w; ow += 4) {
     v128_t a = bias;
     for (ptrdiff_t i = 0; i < n; ++i) a = Op::mac(a, load4(x[i] + ow), w(i));
-    store_lanes(yr + ow, stage.vec(a), std::min<ptrdiff_t>(4, out_w - ow));
+    yr.store_n(ow, stage.vec(a), out_w - ow);
   }
 }
 
@@ -181,7 +173,7 @@ inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias,
 // pointers live in locals), or 0 (any: weights splatted from wk on use).
 template <class Op, int KH, int K>
 void dw_plane(const Packed& pk, const Conv2dParams& p, int64_t ch, ptrdiff_t kh_n, ptrdiff_t k,
-              const int32_t* wk, int32_t bias, int32_t* yc, ptrdiff_t ys, ptrdiff_t out_h,
+              const int32_t* wk, int32_t bias, const Act& yc, ptrdiff_t ys, ptrdiff_t out_h,
               ptrdiff_t out_w) {
   constexpr int kN = KH * K > 0 ? KH * K : 1;
   const ptrdiff_t n = KH > 0 ? KH * K : kh_n * k, taps = K > 0 ? K : k;
@@ -203,11 +195,11 @@ void dw_plane(const Packed& pk, const Conv2dParams& p, int64_t ch, ptrdiff_t kh_
     }
     if constexpr (KH > 0) {
       dw_row<Op>(
-          n, xp_fixed, [&](ptrdiff_t i) { return wv[i]; }, b, stage, yc + oh * ys, out_w);
+          n, xp_fixed, [&](ptrdiff_t i) { return wv[i]; }, b, stage, yc.at(oh * ys), out_w);
     } else {
       dw_row<Op>(
           n, xp, [&](ptrdiff_t i) { return wasm_v128_load32_splat(wk + i); }, b, stage,
-          yc + oh * ys, out_w);
+          yc.at(oh * ys), out_w);
     }
   }
 }
@@ -216,7 +208,7 @@ void dw_plane(const Packed& pk, const Conv2dParams& p, int64_t ch, ptrdiff_t kh_
 template <class Op>
 void dw_channel(const Packed& pk, const Conv2dParams& p, int64_t ch, const int32_t* wc,
                 ptrdiff_t ws_h, ptrdiff_t ws_w, ptrdiff_t kh_n, ptrdiff_t kw_n, int32_t bias,
-                int32_t* yc, ptrdiff_t ys, ptrdiff_t out_h, ptrdiff_t out_w) {
+                const Act& yc, ptrdiff_t ys, ptrdiff_t out_h, ptrdiff_t out_w) {
   const ptrdiff_t k = (kw_n + Op::kTaps - 1) / Op::kTaps;
   int32_t wk[kMaxTaps];
   for (ptrdiff_t kh = 0; kh < kh_n; ++kh) {
@@ -289,16 +281,15 @@ bool conv2d_depthwise_simd128(const KernelCall& call) {
     const int64_t c = kw * p.dilation_w;
     pk.off[kw] = static_cast<ptrdiff_t>(c % p.stride_w * phase + c / p.stride_w);
   }
-  const auto* xd = static_cast<const int32_t*>(x.data);
+  const bool x8 = x.type == ElemType::kInt8;
   const auto* wd = static_cast<const int32_t*>(w.data);
-  auto* yd = static_cast<int32_t*>(y.data);
   parallel_tasks(call, planes, tasks, [&](int64_t task, int64_t begin, int64_t end) {
     Packed own = pk;
     own.buf = buf + task * elems;
     own.row = own.buf + rows * pitch;
     for (int64_t plane = begin; plane < end; ++plane) {
       const int64_t n = plane / channels, ch = plane % channels;
-      const int32_t* xc = xd + n * x.strides[0] + ch * x.strides[1];
+      const int64_t xc = n * x.strides[0] + ch * x.strides[1];  // the plane's first element
       const int32_t* wc = wd + ch * w.strides[0];
       bool narrow = true;
       for (int64_t kh = 0; kh < kh_n; ++kh) {
@@ -308,15 +299,20 @@ bool conv2d_depthwise_simd128(const KernelCall& call) {
         }
       }
       const ptrdiff_t xs = static_cast<ptrdiff_t>(x.strides[2]);
-      narrow = narrow && pack_plane<Pairs>(own, xc, xs);
+      auto pack = [&](auto format) {
+        using Op = decltype(format);
+        return x8 ? pack_plane<Op>(own, static_cast<const int8_t*>(x.data) + xc, xs)
+                  : pack_plane<Op>(own, static_cast<const int32_t*>(x.data) + xc, xs);
+      };
+      narrow = narrow && pack(Pairs{});
       const int32_t b =
           bias == nullptr ? 0 : static_cast<const int32_t*>(bias->data)[ch * bias->strides[0]];
-      int32_t* yc = yd + n * y.strides[0] + ch * y.strides[1];
+      const Act yc = Act(y).at(n * y.strides[0] + ch * y.strides[1]);
       if (narrow) {
         dw_channel<Pairs>(own, p, ch, wc, w.strides[2], w.strides[3], kh_n, kw_n, b, yc,
                           y.strides[2], out_h, out_w);
       } else {
-        pack_plane<Words>(own, xc, xs);
+        pack(Words{});
         dw_channel<Words>(own, p, ch, wc, w.strides[2], w.strides[3], kh_n, kw_n, b, yc,
                           y.strides[2], out_h, out_w);
       }

@@ -61,17 +61,6 @@ inline void micro(const int32_t* a, const int32_t* b, idx kp, const v128_t* init
   }
 }
 
-// Stores the first n (0 to 4) lanes of v at y (all 4 when n >= 4).
-inline void store_n(int32_t* y, v128_t v, idx n) {
-  if (n >= 4) {
-    wasm_v128_store(y, v);
-  } else {
-    int32_t lane[4];
-    wasm_v128_store(lane, v);
-    for (idx l = 0; l < n; ++l) y[l] = lane[l];
-  }
-}
-
 // The prepack header (64 bytes, so the lanes after it stay 64-byte aligned).
 struct PackHeader {
   uint32_t magic;

@@ -19,7 +19,9 @@
 //           call or prepacked).
 // Both add the bias and apply the fused output stage to the accumulators in registers as they
 // store them: conv2d Conv2dParams::clamp, then Conv2dParams::scale of each row's output channel
-// (OutputStage in simd128.h); dense DenseParams::clamp (OutputClamp).
+// (OutputStage in simd128.h); dense DenseParams::clamp (OutputClamp). x may be an int8 view and
+// y too (int8 activations): the packing widens x's values into the int16 pairs, the stores
+// narrow y's (Act in simd128.h).
 #include "gemm_simd128.h"
 
 #include <algorithm>
@@ -46,20 +48,22 @@ inline void transpose4(v128_t (&r)[4]) {
   r[3] = wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7);
 }
 
-// Rows r0 .. r0 + nr (nr <= 4; missing rows are zero) of a row-major int32 matrix (row pitch rs,
-// unit inner stride, depth k) as int16 pairs interleaved by lanes: dst[kp][ls] with lane i = pair
-// (2j, 2j + 1) of row i (ls >= nr: the lane stride, 4 or 8). lo/hi: running min / max.
-void pack_rows4(const int32_t* src, idx rs, idx nr, idx depth, int32_t* dst, idx ls, v128_t& lo,
+// Rows r0 .. r0 + nr (nr <= 4; missing rows are zero) of a row-major matrix of T (int32_t, or
+// int8_t: int8 activations; row pitch rs, unit inner stride, depth k) as int16 pairs interleaved
+// by lanes: dst[kp][ls] with lane i = pair (2j, 2j + 1) of row i (ls >= nr: the lane stride, 4
+// or 8). lo/hi: running min / max.
+template <class T>
+void pack_rows4(const T* src, idx rs, idx nr, idx depth, int32_t* dst, idx ls, v128_t& lo,
                 v128_t& hi) {
-  static const int32_t kZero[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  const int32_t* row[4];
+  static const T kZero[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const T* row[4];
   for (idx i = 0; i < 4; ++i) row[i] = i < nr ? src + i * rs : kZero;
   idx k = 0;
   const idx kp = (depth + 1) / 2;
   for (; k + 8 <= depth; k += 8) {
     v128_t r[4];
     for (int i = 0; i < 4; ++i) {
-      const int32_t* q = row[i] + (i < nr ? k : 0);
+      const T* q = row[i] + (i < nr ? k : 0);
       const v128_t a = load4(q), b = load4(q + 4);
       lo = wasm_i32x4_min(lo, wasm_i32x4_min(a, b));
       hi = wasm_i32x4_max(hi, wasm_i32x4_max(a, b));
@@ -260,19 +264,19 @@ void conv_strip(const ConvRun& m, idx n, idx grp, idx blk, idx s0, idx t, idx k0
             : static_cast<const int32_t*>(m.bias->data)[oc * static_cast<idx>(m.bias->strides[0])];
     const v128_t bv = wasm_i32x4_splat(b);
     const OutputStage::Channel stage = m.stage.channel(oc);
-    int32_t* yc = static_cast<int32_t*>(y.data) + n * static_cast<idx>(y.strides[0]) +
-                  oc * static_cast<idx>(y.strides[1]);
+    const Act yc = Act(y).at(n * static_cast<idx>(y.strides[0]) +
+                             oc * static_cast<idx>(y.strides[1]));
     for (int v = 0; v < 2; ++v) {
       if (count[v] <= 0) break;
       const v128_t out = stage.vec(wasm_i32x4_add(acc[i][v], bv));
       if (at[v] >= 0) {
-        store_n(yc + at[v], out, count[v]);
+        yc.store_n(at[v], out, count[v]);
         continue;
       }
       int32_t lane[4];
       wasm_v128_store(lane, out);
       for (idx l = 0, p = p0 + 4 * v; l < count[v]; ++l) {
-        yc[(p + l) / m.out_w * ys2 + (p + l) % m.out_w] = lane[l];
+        yc.set((p + l) / m.out_w * ys2 + (p + l) % m.out_w, lane[l]);
       }
     }
   }
@@ -401,7 +405,7 @@ bool conv2d_gemm_simd128(const KernelCall& call) {
   const idx chunks = std::max<idx>(1, (m.s.blocks * m.s.kp * 16 + kChunkABytes - 1) / kChunkABytes);
   m.kc = std::max<idx>(1, (m.s.kp + chunks - 1) / chunks);
   const int32_t* packed = conv_prepacked(call, m.s);
-  if (!view_fits16(x)) return false;
+  if (x.type != ElemType::kInt8 && !view_fits16(x)) return false;
   auto acquire = [&](int64_t lanes) {
     return static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, lanes * 4));
   };
@@ -476,9 +480,28 @@ void dense_strip(const DenseRun& d, const int32_t* a, idx m0, idx u0) {
   const v128_t b0 = wasm_v128_load(bl), b1 = wasm_v128_load(bl + 4);
   const TensorView& y = *d.y;
   for (int i = 0; i < MR; ++i) {
-    int32_t* yr = static_cast<int32_t*>(y.data) + (m0 + i) * static_cast<idx>(y.strides[0]) + u0;
-    store_n(yr, d.clamp.vec(wasm_i32x4_add(acc[i][0], b0)), nu);
-    if (nu > 4) store_n(yr + 4, d.clamp.vec(wasm_i32x4_add(acc[i][1], b1)), nu - 4);
+    const Act yr = Act(y).at((m0 + i) * static_cast<idx>(y.strides[0]) + u0);
+    yr.store_n(0, d.clamp.vec(wasm_i32x4_add(acc[i][0], b0)), nu);
+    if (nu > 4) yr.store_n(4, d.clamp.vec(wasm_i32x4_add(acc[i][1], b1)), nu - 4);
+  }
+}
+
+// A from the rows of x (T: int32_t, or int8_t for int8 activations; row pitch xs): blocks of 4
+// rows as pack_rows4 lays them out, then the last rows % 4 one by one ([kp] each, lane stride
+// 1). lo/hi: running min / max of the values.
+template <class T>
+void pack_dense_a(const T* xd, idx xs, idx rows, idx depth, int32_t* a, v128_t& lo, v128_t& hi) {
+  const idx full = rows / 4 * 4, kp = (depth + 1) / 2;
+  for (idx m = 0; m < full; m += 4) pack_rows4(xd + m * xs, xs, 4, depth, a + m * kp, 4, lo, hi);
+  for (idx m = full; m < rows; ++m) {
+    int32_t* dst = a + m * kp;
+    const T* r = xd + m * xs;
+    for (idx j = 0; j < kp; ++j) {
+      const int32_t v0 = r[2 * j], v1 = 2 * j + 1 < depth ? r[2 * j + 1] : 0;
+      lo = wasm_i32x4_min(lo, wasm_i32x4_splat(std::min(v0, v1)));
+      hi = wasm_i32x4_max(hi, wasm_i32x4_splat(std::max(v0, v1)));
+      dst[j] = pair16(v0, v1);
+    }
   }
 }
 
@@ -536,20 +559,11 @@ bool dense_gemm_simd128(const KernelCall& call) {
   if (packed == nullptr) b = acquire(dense_b_lanes(d.units, d.depth));
   if (a == nullptr || (packed == nullptr && b == nullptr)) return false;
   v128_t lo = wasm_i32x4_splat(0), hi = wasm_i32x4_splat(0);
-  const auto* xd = static_cast<const int32_t*>(x.data);
   const idx xs = static_cast<idx>(x.strides[0]);
-  for (idx m = 0; m < full; m += 4)
-    pack_rows4(xd + m * xs, xs, 4, d.depth, a + m * d.kp, 4, lo, hi);
-  // The last rows one by one: [kp] each (lane stride 1), written through a 4-lane temporary.
-  for (idx m = full; m < d.rows; ++m) {
-    int32_t* dst = a + m * d.kp;
-    const int32_t* r = xd + m * xs;
-    for (idx j = 0; j < d.kp; ++j) {
-      const int32_t v0 = r[2 * j], v1 = 2 * j + 1 < d.depth ? r[2 * j + 1] : 0;
-      lo = wasm_i32x4_min(lo, wasm_i32x4_splat(std::min(v0, v1)));
-      hi = wasm_i32x4_max(hi, wasm_i32x4_splat(std::max(v0, v1)));
-      dst[j] = pair16(v0, v1);
-    }
+  if (x.type == ElemType::kInt8) {
+    pack_dense_a(static_cast<const int8_t*>(x.data), xs, d.rows, d.depth, a, lo, hi);
+  } else {
+    pack_dense_a(static_cast<const int32_t*>(x.data), xs, d.rows, d.depth, a, lo, hi);
   }
   if (hmin(lo) < -32768 || hmax(hi) > 32767) return false;
   if (packed == nullptr && !pack_dense_b(w, b)) return false;
@@ -569,10 +583,9 @@ bool dense_gemm_simd128(const KernelCall& call) {
 namespace {
 
 // Row r0 (and its partner r1, or none when odd) of a channel pair into cells [lo, hi) of dst,
-// column col at r0[col * S] (S: the column step; 0: any, given as sw).
-template <int S>
-void pack_pair_row(const int32_t* r0, const int32_t* r1, bool odd, idx sw, idx lo, idx hi,
-                   int32_t* dst) {
+// column col at r0[col * S] (S: the column step; 0: any, given as sw). T: int32_t or int8_t.
+template <int S, class T>
+void pack_pair_row(const T* r0, const T* r1, bool odd, idx sw, idx lo, idx hi, int32_t* dst) {
   idx col = lo;
   if (!odd && S != 0) {
     for (; col + 4 <= hi; col += 4) {
@@ -584,19 +597,18 @@ void pack_pair_row(const int32_t* r0, const int32_t* r1, bool odd, idx sw, idx l
   for (; col < hi; ++col) dst[col] = pair16(r0[col * step], odd ? 0 : r1[col * step]);
 }
 
-}  // namespace
-
-void pack_channel_pairs(const TensorView& x, idx n, idx c0, idx channels, const CellMap& at,
-                        idx xh, idx xw, int32_t* dst) {
+// pack_channel_pairs of an x of T (int32_t, or int8_t: int8 activations).
+template <class T>
+void pack_pairs_of(const TensorView& x, idx n, idx c0, idx channels, const CellMap& at, idx xh,
+                   idx xw, int32_t* dst) {
   const idx in_h = static_cast<idx>(x.shape[2]), in_w = static_cast<idx>(x.shape[3]);
   const idx xs1 = static_cast<idx>(x.strides[1]), xs2 = static_cast<idx>(x.strides[2]);
   // Cells [lo, hi) of a row lie inside the input: 0 <= col * sw - pw < in_w.
   const idx lo = std::min(xw, (at.pw + at.sw - 1) / at.sw);
   const idx hi = std::max(lo, std::min(xw, (in_w - 1 + at.pw) / at.sw + 1));
-  const auto* xg =
-      static_cast<const int32_t*>(x.data) + n * static_cast<idx>(x.strides[0]) + c0 * xs1;
+  const T* xg = static_cast<const T*>(x.data) + n * static_cast<idx>(x.strides[0]) + c0 * xs1;
   for (idx c = 0; c < channels; c += 2) {
-    const int32_t* x0 = xg + c * xs1;
+    const T* x0 = xg + c * xs1;
     const bool odd = c + 1 == channels;  // no partner channel: high halves 0
     for (idx r = 0; r < xh; ++r, dst += xw) {
       const idx ih = r * at.sh - at.ph;
@@ -605,8 +617,8 @@ void pack_channel_pairs(const TensorView& x, idx n, idx c0, idx channels, const 
         continue;
       }
       std::memset(dst, 0, static_cast<size_t>(lo * 4));
-      const int32_t* r0 = x0 + ih * xs2 - at.pw;  // cell col at r0[col * sw]
-      const int32_t* r1 = r0 + xs1;
+      const T* r0 = x0 + ih * xs2 - at.pw;  // cell col at r0[col * sw]
+      const T* r1 = r0 + xs1;
       if (at.sw == 1) {
         pack_pair_row<1>(r0, r1, odd, 1, lo, hi, dst);
       } else if (at.sw == 2) {
@@ -616,6 +628,17 @@ void pack_channel_pairs(const TensorView& x, idx n, idx c0, idx channels, const 
       }
       std::memset(dst + hi, 0, static_cast<size_t>((xw - hi) * 4));
     }
+  }
+}
+
+}  // namespace
+
+void pack_channel_pairs(const TensorView& x, idx n, idx c0, idx channels, const CellMap& at,
+                        idx xh, idx xw, int32_t* dst) {
+  if (x.type == ElemType::kInt8) {
+    pack_pairs_of<int8_t>(x, n, c0, channels, at, xh, xw, dst);
+  } else {
+    pack_pairs_of<int32_t>(x, n, c0, channels, at, xh, xw, dst);
   }
 }
 

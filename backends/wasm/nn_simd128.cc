@@ -2,7 +2,8 @@
 // gemm_simd128.cc when the operands fit int16, else the exact i32x4.mul paths here) and
 // max_pool2d. Every conv2d path applies Conv2dParams::clamp, then Conv2dParams::scale
 // (OutputStage, simd128.h), and every dense path DenseParams::clamp (OutputClamp), to each
-// output as it stores it.
+// output as it stores it. Every conv2d and dense path also reads an int8 x and writes an int8 y
+// (KernelEntry::takes_int8_activations: Act, act_types_ok in simd128.h).
 //
 // Exactness. The reference accumulates int32 products with two's-complement wrapping, i.e.
 // modulo 2^32, where any summation order gives the same bits. Two multiply paths:
@@ -76,7 +77,7 @@ int32_t conv_point(const ConvGeometry& g, int64_t n, int64_t ic0, int64_t oc, in
   const int64_t w0 = ow * p.stride_w - p.pad_w;
   int64_t kw_lo, kw_hi;
   taps_inside(w0, p.dilation_w, g.kernel_w, g.in_w, &kw_lo, &kw_hi);
-  const auto* xd = static_cast<const int32_t*>(x.data);
+  const Act xd(x);
   const auto* wd = static_cast<const int32_t*>(w.data);
   uint32_t sum = 0;
   for (int64_t c = 0; c < g.group_c; ++c) {
@@ -84,7 +85,7 @@ int32_t conv_point(const ConvGeometry& g, int64_t n, int64_t ic0, int64_t oc, in
       const int64_t ih = h0 + kh * p.dilation_h;
       for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
         const int64_t iw = w0 + kw * p.dilation_w;
-        sum = mac(sum, xd[n * x.strides[0] + (ic0 + c) * x.strides[1] + ih * x.strides[2] + iw],
+        sum = mac(sum, xd.get(n * x.strides[0] + (ic0 + c) * x.strides[1] + ih * x.strides[2] + iw),
                   wd[oc * w.strides[0] + c * w.strides[1] + kh * w.strides[2] + kw * w.strides[3]]);
       }
     }
@@ -110,17 +111,16 @@ void conv_block(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int6
   for (int b = 0; b < NB; ++b) {
     for (int v = 0; v < NV; ++v) acc[b][v] = wasm_i32x4_splat(0);
   }
-  const auto* xd = static_cast<const int32_t*>(x.data);
+  const Act xn = Act(x).at(n * x.strides[0] + ow * sw - p.pad_w);
   const auto* wd = static_cast<const int32_t*>(w.data);
-  const int32_t* xn = xd + n * x.strides[0] + ow * sw - p.pad_w;
   for (int64_t c = 0; c < g.group_c; ++c) {
-    const int32_t* xc = xn + (ic0 + c) * x.strides[1];
+    const Act xc = xn.at((ic0 + c) * x.strides[1]);
     for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
       const int64_t row = (h0 + kh * p.dilation_h) * x.strides[2];
       for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
         const int64_t col = row + kw * p.dilation_w;
         v128_t xv[NV];
-        for (int v = 0; v < NV; ++v) xv[v] = load4_strided<S>(xc + col + 4 * v * sw, sw);
+        for (int v = 0; v < NV; ++v) xv[v] = xc.load4<S>(col + 4 * v * sw, sw);
         for (int b = 0; b < NB; ++b) {
           const v128_t wv =
               wasm_v128_load32_splat(wd + (oc0 + b) * w.strides[0] + c * w.strides[1] +
@@ -140,9 +140,9 @@ void conv_block(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int6
           static_cast<const int32_t*>(g.bias->data)[(oc0 + b) * g.bias->strides[0]]);
     }
     const OutputStage::Channel stage = g.stage.channel(oc0 + b);
-    int32_t* yr = static_cast<int32_t*>(y.data) + n * y.strides[0] + (oc0 + b) * y.strides[1] +
-                  oh * y.strides[2] + ow;
-    for (int v = 0; v < NV; ++v) store4(yr + 4 * v, stage.vec(wasm_i32x4_add(acc[b][v], bias)));
+    const Act yr =
+        Act(y).at(n * y.strides[0] + (oc0 + b) * y.strides[1] + oh * y.strides[2] + ow);
+    for (int v = 0; v < NV; ++v) yr.store4(4 * v, stage.vec(wasm_i32x4_add(acc[b][v], bias)));
   }
 }
 
@@ -156,12 +156,12 @@ void conv_row(const ConvGeometry& g, int64_t n, int64_t grp, int64_t oc0, int64_
   const int64_t h0 = oh * p.stride_h - p.pad_h;
   int64_t kh_lo, kh_hi;
   taps_inside(h0, p.dilation_h, g.kernel_h, g.in_h, &kh_lo, &kh_hi);
-  auto* yd = static_cast<int32_t*>(y.data);
+  const Act yd(y);
   auto point = [&](int64_t ow) {
     for (int b = 0; b < NB; ++b) {
-      yd[n * y.strides[0] + (oc0 + b) * y.strides[1] + oh * y.strides[2] + ow] =
-          g.stage.channel(oc0 + b).one(
-              conv_point(g, n, grp * g.group_c, oc0 + b, h0, kh_lo, kh_hi, ow));
+      yd.set(n * y.strides[0] + (oc0 + b) * y.strides[1] + oh * y.strides[2] + ow,
+             g.stage.channel(oc0 + b).one(
+                 conv_point(g, n, grp * g.group_c, oc0 + b, h0, kh_lo, kh_hi, ow)));
     }
   };
   int64_t ow = 0;
@@ -206,11 +206,11 @@ template <int MR, int NR>
 void dense_block(const TensorView& x, const TensorView& w, const TensorView* bias,
                  const TensorView& y, const OutputClamp& clamp, int64_t m0, int64_t u0) {
   const int64_t depth = x.shape[1];
-  const int32_t* xr[MR];
+  const Act xd(x);
+  int64_t xr[MR];  // row i of x at element xr[i]
   const int32_t* wr[NR];
   v128_t acc[MR][NR];
-  for (int i = 0; i < MR; ++i)
-    xr[i] = static_cast<const int32_t*>(x.data) + (m0 + i) * x.strides[0];
+  for (int i = 0; i < MR; ++i) xr[i] = (m0 + i) * x.strides[0];
   for (int j = 0; j < NR; ++j)
     wr[j] = static_cast<const int32_t*>(w.data) + (u0 + j) * w.strides[0];
   for (int i = 0; i < MR; ++i) {
@@ -221,20 +221,20 @@ void dense_block(const TensorView& x, const TensorView& w, const TensorView* bia
     v128_t wv[NR];
     for (int j = 0; j < NR; ++j) wv[j] = load4(wr[j] + k);
     for (int i = 0; i < MR; ++i) {
-      const v128_t xv = load4(xr[i] + k);
+      const v128_t xv = xd.load4<1>(xr[i] + k, 1);
       for (int j = 0; j < NR; ++j) acc[i][j] = wasm_i32x4_add(acc[i][j], wasm_i32x4_mul(xv, wv[j]));
     }
   }
   for (int i = 0; i < MR; ++i) {
     for (int j = 0; j < NR; ++j) {
       uint32_t sum = hsum(acc[i][j]);
-      for (int64_t kk = k; kk < depth; ++kk) sum = mac(sum, xr[i][kk], wr[j][kk]);
+      for (int64_t kk = k; kk < depth; ++kk) sum = mac(sum, xd.get(xr[i] + kk), wr[j][kk]);
       if (bias != nullptr) {
         sum += static_cast<uint32_t>(
             static_cast<const int32_t*>(bias->data)[(u0 + j) * bias->strides[0]]);
       }
-      static_cast<int32_t*>(y.data)[(m0 + i) * y.strides[0] + (u0 + j) * y.strides[1]] =
-          clamp.one(static_cast<int32_t>(sum));
+      Act(y).set((m0 + i) * y.strides[0] + (u0 + j) * y.strides[1],
+                 clamp.one(static_cast<int32_t>(sum)));
     }
   }
 }
@@ -309,6 +309,8 @@ KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call) {
   const TensorView& w = call.inputs[1];
   const TensorView& y = call.outputs[0];
   const TensorView* bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
+  // int32 or int8 activations (act_types_ok), else declined.
+  if (!act_types_ok(call, p.clamp, p.scale != nullptr)) return KernelStatus::kDeclined;
   for (int d = 0; d < 4; ++d) {
     if (y.shape[d] == 0) return KernelStatus::kDone;  // nothing to write
   }
@@ -341,7 +343,10 @@ KernelStatus dense_i32__wasm_simd128(const KernelCall& call) {
   const TensorView& y = call.outputs[0];
   const auto* p = static_cast<const DenseParams*>(call.params);
   // The dot products read rows of x and w with unit stride; anything else is declined.
-  if (x.strides[1] != 1 || w.strides[1] != 1) return KernelStatus::kDeclined;
+  if (x.strides[1] != 1 || w.strides[1] != 1 ||
+      !act_types_ok(call, p == nullptr ? nullptr : p->clamp, false)) {
+    return KernelStatus::kDeclined;
+  }
   if (dense_gemm_simd128(call)) return KernelStatus::kDone;
   const OutputClamp clamp(p == nullptr ? nullptr : p->clamp);
   int64_t m = 0;

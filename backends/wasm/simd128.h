@@ -155,6 +155,87 @@ inline v128_t interleave_low16(v128_t a, v128_t b) {
   return wasm_i8x16_shuffle(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
 }
 
+// ---- int8 activations (KernelEntry::takes_int8_activations) ----
+// conv2d and dense may read x and write y as int8 views of the values int32 ones would hold:
+// x when its values fit int8, y when the call's clamp keeps every output within int8.
+
+// Four int8 at p as int32 lanes (sign-extended).
+inline v128_t load4(const int8_t* p) {
+  return wasm_i32x4_extend_low_i16x8(wasm_i16x8_extend_low_i8x16(wasm_v128_load32_zero(p)));
+}
+
+// load4_strided of int8 elements, as int32 lanes (reads only the four elements).
+template <int S>
+inline v128_t load4_strided(const int8_t* p, int64_t step) {
+  if constexpr (S == 1) {
+    return load4(p);
+  } else {
+    const int64_t s = S == 0 ? step : S;
+    return wasm_i32x4_make(p[0], p[s], p[2 * s], p[3 * s]);
+  }
+}
+
+// The four lanes of v (each within int8) as int8 at p.
+inline void store4(int8_t* p, v128_t v) {
+  const v128_t h = wasm_i16x8_narrow_i32x4(v, v);
+  wasm_v128_store32_lane(p, wasm_i8x16_narrow_i16x8(h, h), 0);
+}
+
+// Whether a conv2d / dense call's x (inputs[0]) and y (outputs[0]) have element types its
+// paths take: int32 or int8 x; int32 y, or int8 y when `clamp` is set within [-128, 127] and
+// there is no channel scale (`scaled` false). A call that fails this is declined.
+inline bool act_types_ok(const KernelCall& call, const CvmClampParams* clamp, bool scaled) {
+  const ElemType xt = call.inputs[0].type, yt = call.outputs[0].type;
+  if (xt != ElemType::kInt32 && xt != ElemType::kInt8) return false;
+  if (yt == ElemType::kInt32) return true;
+  return yt == ElemType::kInt8 && clamp != nullptr && clamp->lo >= -128 && clamp->hi <= 127 &&
+         !scaled;
+}
+
+// Elements of an activation view (x or y of conv2d / dense), int32 or int8 as its type says,
+// addressed by element index from `data`: the paths test `i8` where they load or store.
+struct Act {
+  void* data;
+  bool i8;
+
+  explicit Act(const TensorView& v) : data(v.data), i8(v.type == ElemType::kInt8) {}
+  Act(void* d, bool is_i8) : data(d), i8(is_i8) {}
+  Act at(ptrdiff_t i) const {
+    return {static_cast<char*>(data) + (i8 ? i : 4 * i), i8};
+  }
+  const int32_t* s32() const { return static_cast<const int32_t*>(data); }
+  const int8_t* s8() const { return static_cast<const int8_t*>(data); }
+  int32_t get(ptrdiff_t i) const { return i8 ? s8()[i] : s32()[i]; }
+  void set(ptrdiff_t i, int32_t v) const {
+    if (i8) {
+      static_cast<int8_t*>(data)[i] = static_cast<int8_t>(v);
+    } else {
+      static_cast<int32_t*>(data)[i] = v;
+    }
+  }
+  template <int S>
+  v128_t load4(ptrdiff_t i, int64_t step) const {
+    return i8 ? load4_strided<S>(s8() + i, step) : load4_strided<S>(s32() + i, step);
+  }
+  void store4(ptrdiff_t i, v128_t v) const {
+    if (i8) {
+      wasm::store4(static_cast<int8_t*>(data) + i, v);
+    } else {
+      wasm_v128_store(static_cast<int32_t*>(data) + i, v);
+    }
+  }
+  // The first n lanes of v (all four when n >= 4) at element i.
+  void store_n(ptrdiff_t i, v128_t v, ptrdiff_t n) const {
+    if (n >= 4) {
+      store4(i, v);
+      return;
+    }
+    int32_t lane[4];
+    wasm_v128_store(lane, v);
+    for (ptrdiff_t l = 0; l < n; ++l) set(i + l, lane[l]);
+  }
+};
+
 // How many tasks parallel_tasks splits `items` into: at most the call's threads and items, and
 // no task under the ParallelFor's min_task_work (work_per_item element operations an item); 1
 // without a ParallelFor (a module without pthreads has none).

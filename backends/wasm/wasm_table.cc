@@ -34,14 +34,16 @@ const KernelEntry kEntries[] = {
     // Winograd first for 3x3 layers (other nodes move it behind: winograd_f23.h's suits); it
     // declines all but stride 1. A separate wasm function, so V8 compiles and tiers up each path
     // on its own. All three int32 entries apply Conv2dParams::clamp / DenseParams::clamp as they
-    // store (applies_clamp), and both conv2d entries Conv2dParams::scale after it (the last
-    // field, applies_channel_scale).
+    // store (applies_clamp), and both conv2d entries Conv2dParams::scale after it
+    // (applies_channel_scale). The GEMM entries also take int8 activations (the last field,
+    // takes_int8_activations; every path of theirs reads and writes either); Winograd keeps
+    // int32, so a session holds a 3x3 stride-1 layer's input and output as int32.
     {"conv2d_i32__wasm_winograd", "conv2d", E::kInt32, w::conv2d_i32__wasm_winograd, kCpuNone,
      w::conv2d_i32__wasm_winograd_prepack, winograd_f23::suits, true, true},
     {"conv2d_i32__wasm_simd128", "conv2d", E::kInt32, w::conv2d_i32__wasm_simd128, kCpuNone,
-     w::conv2d_i32__wasm_simd128_prepack, nullptr, true, true},
+     w::conv2d_i32__wasm_simd128_prepack, nullptr, true, true, true},
     {"dense_i32__wasm_simd128", "dense", E::kInt32, w::dense_i32__wasm_simd128, kCpuNone,
-     w::dense_i32__wasm_simd128_prepack, nullptr, true},
+     w::dense_i32__wasm_simd128_prepack, nullptr, true, false, true},
     {"max_pool2d_i32__wasm_simd128", "max_pool2d", E::kInt32, w::max_pool2d_i32__wasm_simd128,
      kCpuNone},
     // ---- float32 nn ----
