@@ -149,7 +149,7 @@ bool pack_plane(const Packed& pk, const T* xc, ptrdiff_t xs) {
 // vectors).
 template <class Op, class X, class W>
 inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias,
-                   const OutputStage::Channel& stage, const Act& yr, ptrdiff_t out_w) {
+                   const OutputStage::Channel& stage, Act yr, ptrdiff_t out_w) {
   ptrdiff_t ow = 0;
   for (; ow + 8 <= out_w; ow += 8) {
     v128_t a0 = bias, a1 = bias;
@@ -173,7 +173,7 @@ inline void dw_row(ptrdiff_t n, const X& x, const W& w, v128_t bias,
 // pointers live in locals), or 0 (any: weights splatted from wk on use).
 template <class Op, int KH, int K>
 void dw_plane(const Packed& pk, const Conv2dParams& p, int64_t ch, ptrdiff_t kh_n, ptrdiff_t k,
-              const int32_t* wk, int32_t bias, const Act& yc, ptrdiff_t ys, ptrdiff_t out_h,
+              const int32_t* wk, int32_t bias, Act yc, ptrdiff_t ys, ptrdiff_t out_h,
               ptrdiff_t out_w) {
   constexpr int kN = KH * K > 0 ? KH * K : 1;
   const ptrdiff_t n = KH > 0 ? KH * K : kh_n * k, taps = K > 0 ? K : k;
@@ -208,7 +208,7 @@ void dw_plane(const Packed& pk, const Conv2dParams& p, int64_t ch, ptrdiff_t kh_
 template <class Op>
 void dw_channel(const Packed& pk, const Conv2dParams& p, int64_t ch, const int32_t* wc,
                 ptrdiff_t ws_h, ptrdiff_t ws_w, ptrdiff_t kh_n, ptrdiff_t kw_n, int32_t bias,
-                const Act& yc, ptrdiff_t ys, ptrdiff_t out_h, ptrdiff_t out_w) {
+                Act yc, ptrdiff_t ys, ptrdiff_t out_h, ptrdiff_t out_w) {
   const ptrdiff_t k = (kw_n + Op::kTaps - 1) / Op::kTaps;
   int32_t wk[kMaxTaps];
   for (ptrdiff_t kh = 0; kh < kh_n; ++kh) {

@@ -405,7 +405,7 @@ bool conv2d_gemm_simd128(const KernelCall& call) {
   const idx chunks = std::max<idx>(1, (m.s.blocks * m.s.kp * 16 + kChunkABytes - 1) / kChunkABytes);
   m.kc = std::max<idx>(1, (m.s.kp + chunks - 1) / chunks);
   const int32_t* packed = conv_prepacked(call, m.s);
-  if (x.type != ElemType::kInt8 && !view_fits16(x)) return false;
+  if (x.type != ElemType::kInt8 && !view_fits16(x)) return false;  // int8 values fit int16
   auto acquire = [&](int64_t lanes) {
     return static_cast<int32_t*>(p.scratch->acquire(p.scratch->ctx, lanes * 4));
   };
