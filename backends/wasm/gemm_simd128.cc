@@ -14,7 +14,8 @@
 //   conv2d: rows = output channels of a group (A = the weights, packed once per call or
 //           prepacked), columns = output pixels of one image, flattened over (oh, ow), so no
 //           lanes are wasted on row ends; B is gathered tile by tile from a zero-padded,
-//           channel-paired copy of x (no border cases).
+//           channel-paired copy of x (no border cases), or column-paired for few channels and
+//           wide kernels (ConvShape).
 //   dense:  rows = rows of x (A packed per call), columns = units (B = the weights, packed per
 //           call or prepacked).
 // Both add the bias and apply the fused output stage to the accumulators in registers as they
@@ -95,9 +96,17 @@ void pack_rows4(const T* src, idx rs, idx nr, idx depth, int32_t* dst, idx ls, v
 constexpr uint32_t kConvMagic = 0x43363157u;   // "W16C"
 constexpr uint32_t kDenseMagic = 0x44363157u;  // "W16D"
 
+// A lane's int16 pair holds two channels of one tap (channel pairs), or two taps of one
+// channel side by side in a kernel row (column pairs: kw and kw + 1), whichever needs fewer
+// pairs: column pairs for few channels and wide kernels (an RGB 7x7 stem: 84 instead of 98,
+// where every second channel pair is half empty).
 struct ConvShape {
   idx out_c, group_c, kh, kw, groups;
-  idx per_group, cpairs, kp, blocks;  // kp: k pairs = kh * kw * cpairs
+  idx per_group, cpairs, blocks;
+  bool column_pairs;
+  idx taps_w;  // k steps along a kernel row: kw, or ceil(kw / 2) with column pairs
+  idx depth;   // pairs per tap step (X's planes): cpairs, or group_c with column pairs
+  idx kp;      // k pairs: kh * taps_w * depth
 };
 
 ConvShape conv_shape(const TensorView& w, int64_t groups) {
@@ -109,7 +118,10 @@ ConvShape conv_shape(const TensorView& w, int64_t groups) {
   s.groups = static_cast<idx>(groups);
   s.per_group = s.out_c / s.groups;
   s.cpairs = (s.group_c + 1) / 2;
-  s.kp = s.kh * s.kw * s.cpairs;
+  s.column_pairs = (s.kw + 1) / 2 * s.group_c < s.kw * s.cpairs;
+  s.taps_w = s.column_pairs ? (s.kw + 1) / 2 : s.kw;
+  s.depth = s.column_pairs ? s.group_c : s.cpairs;
+  s.kp = s.kh * s.taps_w * s.depth;
   s.blocks = (s.per_group + 3) / 4;
   return s;
 }
@@ -120,7 +132,8 @@ int64_t conv_a_lanes(const ConvShape& s) {
 }
 
 // A from w: weight (oc, c, kh, kw) is the c % 2 half of lane oc % 4 of pair (kh, kw, c / 2) of
-// block oc / 4 of its group. False (a in an unspecified state) when a weight is outside int16.
+// block oc / 4 of its group (with column pairs: the kw % 2 half of pair (kh, kw / 2, c)). False
+// (a in an unspecified state) when a weight is outside int16.
 bool pack_conv_a(const ConvShape& s, const TensorView& w, int32_t* a) {
   const auto* wd = static_cast<const int32_t*>(w.data);
   const idx s0 = static_cast<idx>(w.strides[0]), s1 = static_cast<idx>(w.strides[1]),
@@ -143,10 +156,13 @@ bool pack_conv_a(const ConvShape& s, const TensorView& w, int32_t* a) {
     const idx grp = oc / s.per_group, o = oc % s.per_group;
     int32_t* lane = a + ((grp * s.blocks + o / 4) * s.kp * 4 + o % 4);
     for (idx kh = 0; kh < s.kh; ++kh) {
-      for (idx kw = 0; kw < s.kw; ++kw) {
-        const int32_t* wt = wd + oc * s0 + kh * s2 + kw * s3;
-        for (idx c = 0; c < s.group_c; c += 2, lane += 4) {
-          const int32_t v0 = wt[c * s1], v1 = c + 1 < s.group_c ? wt[(c + 1) * s1] : 0;
+      for (idx t = 0; t < s.taps_w; ++t) {
+        for (idx j = 0; j < s.depth; ++j, lane += 4) {
+          // The pair's two weights: channels 2j, 2j + 1 of tap t, or taps 2t, 2t + 1 of channel j.
+          const idx c = s.column_pairs ? j : 2 * j, kw = s.column_pairs ? 2 * t : t;
+          const bool second = s.column_pairs ? kw + 1 < s.kw : c + 1 < s.group_c;
+          const int32_t* wt = wd + oc * s0 + c * s1 + kh * s2 + kw * s3;
+          const int32_t v0 = wt[0], v1 = second ? wt[s.column_pairs ? s3 : s1] : 0;
           lo = std::min(lo, std::min(v0, v1));
           hi = std::max(hi, std::max(v0, v1));
           *lane = pair16(v0, v1);
@@ -155,6 +171,50 @@ bool pack_conv_a(const ConvShape& s, const TensorView& w, int32_t* a) {
     }
   }
   return lo >= -32768 && hi <= 32767;
+}
+
+// The zero-padded, column-paired copy of image n of x, channels [c0, c0 + channels): cell
+// (c, r, col) of dst ([channels][xh][xw]) pairs input row r - ph of channel c0 + c at columns
+// col - pw and col - pw + dw (the taps kw, kw + 1 of a kernel row), 0 outside the input. (Column
+// pairs come with kernels wider than 1, so at's steps are 1.) T: int32_t or int8_t.
+template <class T>
+void pack_columns_of(const TensorView& x, idx n, idx c0, idx channels, const CellMap& at, idx dw,
+                     idx xh, idx xw, int32_t* dst) {
+  const idx in_h = static_cast<idx>(x.shape[2]), in_w = static_cast<idx>(x.shape[3]);
+  const idx xs1 = static_cast<idx>(x.strides[1]), xs2 = static_cast<idx>(x.strides[2]);
+  // Cells [lo, hi) read both columns inside the input: col - pw >= 0, col - pw + dw < in_w.
+  const idx lo = std::min(xw, at.pw), hi = std::max(lo, std::min(xw, in_w - dw + at.pw));
+  const T* xg = static_cast<const T*>(x.data) + n * static_cast<idx>(x.strides[0]) + c0 * xs1;
+  auto cell = [&](const T* row, idx col) {
+    const idx i0 = col - at.pw, i1 = i0 + dw;
+    return pair16(i0 >= 0 && i0 < in_w ? row[i0] : 0, i1 >= 0 && i1 < in_w ? row[i1] : 0);
+  };
+  for (idx c = 0; c < channels; ++c) {
+    for (idx r = 0; r < xh; ++r, dst += xw) {
+      const idx ih = r - at.ph;
+      if (ih < 0 || ih >= in_h) {
+        std::memset(dst, 0, static_cast<size_t>(xw * 4));
+        continue;
+      }
+      const T* row = xg + c * xs1 + ih * xs2;
+      idx col = 0;
+      for (; col < lo; ++col) dst[col] = cell(row, col);
+      for (; col + 4 <= hi; col += 4) {
+        const T* q = row + col - at.pw;
+        store4(dst + col, interleave_low16(load4(q), load4(q + dw)));
+      }
+      for (; col < xw; ++col) dst[col] = cell(row, col);
+    }
+  }
+}
+
+void pack_column_pairs(const TensorView& x, idx n, idx c0, idx channels, const CellMap& at, idx dw,
+                       idx xh, idx xw, int32_t* dst) {
+  if (x.type == ElemType::kInt8) {
+    pack_columns_of<int8_t>(x, n, c0, channels, at, dw, xh, xw, dst);
+  } else {
+    pack_columns_of<int32_t>(x, n, c0, channels, at, dw, xh, xw, dst);
+  }
 }
 
 struct ConvRun {
@@ -177,9 +237,13 @@ struct ConvRun {
   OutputStage stage;  // Conv2dParams::clamp and scale, applied as the outputs are stored
 };
 
-// X of image n, group grp (pack_channel_pairs).
+// X of image n, group grp (pack_channel_pairs, or pack_column_pairs).
 void pack_x(const ConvRun& m, idx n, idx grp) {
-  pack_channel_pairs(*m.x, n, grp * m.s.group_c, m.s.group_c, m.at, m.xh, m.xw, m.xp);
+  if (m.s.column_pairs) {
+    pack_column_pairs(*m.x, n, grp * m.s.group_c, m.s.group_c, m.at, m.dw, m.xh, m.xw, m.xp);
+  } else {
+    pack_channel_pairs(*m.x, n, grp * m.s.group_c, m.s.group_c, m.at, m.xh, m.xw, m.xp);
+  }
 }
 
 // The B tile of strips [s0, s0 + ns): strip t, k pair (kh, kw, j), lane l holds the X cell
@@ -204,10 +268,12 @@ void pack_b(const ConvRun& m, idx s0, idx ns) {
       row[q] = p0 + 3 < m.npix && pf / m.out_w == pl / m.out_w;
       base[q] = off[q][0];
     }
+    // Column pairs step two taps along a row at a time (the pair holds both).
+    const idx tap_step = m.s.column_pairs ? 2 * m.dw : m.dw;
     for (idx kh = 0; kh < m.s.kh; ++kh) {
-      for (idx kw = 0; kw < m.s.kw; ++kw) {
-        const int32_t* src = m.xp + kh * m.dh * m.xw + kw * m.dw;
-        for (idx j = 0; j < m.s.cpairs; ++j, src += m.plane, dst += 8) {
+      for (idx t = 0; t < m.s.taps_w; ++t) {
+        const int32_t* src = m.xp + kh * m.dh * m.xw + t * tap_step;
+        for (idx j = 0; j < m.s.depth; ++j, src += m.plane, dst += 8) {
           for (int q = 0; q < 2; ++q) {
             v128_t v;
             if (row[q]) {
@@ -395,7 +461,7 @@ bool conv2d_gemm_simd128(const KernelCall& call) {
   m.xw = (m.out_w - 1) * m.sw + (m.s.kw - 1) * m.dw + 1;
   // Sizes in lanes must stay far from wasm32's index range (huge layers take the other path).
   constexpr int64_t kMaxLanes = int64_t{1} << 28;
-  if (conv_a_lanes(m.s) > kMaxLanes || static_cast<int64_t>(m.xh) * m.xw * m.s.cpairs > kMaxLanes ||
+  if (conv_a_lanes(m.s) > kMaxLanes || static_cast<int64_t>(m.xh) * m.xw * m.s.depth > kMaxLanes ||
       static_cast<int64_t>(m.s.kp) * 8 > kMaxLanes / 64) {
     return false;
   }
@@ -414,7 +480,7 @@ bool conv2d_gemm_simd128(const KernelCall& call) {
     a = acquire(conv_a_lanes(m.s));
     if (a == nullptr) return false;
   }
-  m.xp = acquire(static_cast<int64_t>(m.s.cpairs) * m.plane + 8);
+  m.xp = acquire(static_cast<int64_t>(m.s.depth) * m.plane + 8);
   m.bt = acquire(static_cast<int64_t>(m.tile_strips) * m.s.kp * 8);
   m.c = m.kc < m.s.kp ? reinterpret_cast<v128_t*>(
                             acquire(static_cast<int64_t>(m.tile_strips) * m.s.blocks * 32))

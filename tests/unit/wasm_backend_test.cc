@@ -220,6 +220,14 @@ TEST_CASE("wasm conv2d without scratch or with it refused equals the reference",
         {1, 12, 9, 14, 16, 3, 3, 2, {1, 1, 1, 1, 1, 1, 2, nullptr}, true},     // 2 groups of 8
         {1, 9, 8, 10, 15, 3, 3, 3, {1, 2, 1, 1, 1, 1, 3, nullptr}, false},     // 3 groups of 5
         {1, 3, 30, 30, 8, 7, 7, 1, {2, 2, 3, 3, 1, 1, 1, nullptr}, true},      // 7x7 stride 2
+        // Few channels, wide kernels: taps kw, kw + 1 paired (column pairs): odd and even kernel
+        // widths, dilation and stride along w, padding past the kernel, groups
+        {1, 1, 9, 17, 8, 3, 5, 1, {1, 1, 1, 2, 1, 1, 1, nullptr}, true},
+        {1, 3, 10, 19, 6, 2, 4, 1, {1, 2, 0, 1, 1, 2, 1, nullptr}, false},
+        {2, 6, 8, 13, 8, 3, 5, 2, {2, 1, 1, 3, 1, 1, 2, nullptr}, true},
+        {1, 1, 6, 5, 4, 3, 3, 1, {1, 1, 1, 4, 1, 1, 1, nullptr}, true},
+        {1, 1, 5, 12, 4, 2, 4, 1, {1, 1, 1, 2, 1, 1, 1, nullptr}, true},  // last vector of cells
+                                                                         // ends at the input's end
         {1, 5, 6, 3, 6, 3, 3, 1, {1, 1, 1, 1, 1, 1, 1, nullptr}, true},        // out_w < 4
         {1, 7, 5, 6, 9, 3, 3, 1, {1, 1, 4, 5, 1, 1, 1, nullptr}, false},       // pad > kernel
         {2, 11, 9, 31, 8, 2, 5, 1, {2, 1, 0, 2, 1, 2, 1, nullptr}, true},      // dilation_w 2
