@@ -352,26 +352,12 @@ void Session::State::write_input(const void* src, bool int8, int64_t count) {
   // A device session converts into a host array, then moves it over.
   NDArray target = device.is_cpu() ? entries[eid]
                                    : NDArray::empty(entries[eid].shape(), entries[eid].dtype());
-  const auto* bytes = static_cast<const uint8_t*>(src);
   if (m->graph.is_float()) {  // float32 little-endian: the bits as they are
-    auto* dst = static_cast<uint8_t*>(target.mutable_data());
-    for (int64_t i = 0; i < count; ++i) {
-      const uint32_t bits = params_detail::load_le32(bytes + 4 * i);
-      std::memcpy(dst + 4 * i, &bits, 4);
-    }
-  } else {  // clipped to the input's precision
+    graph::copy_input_f32(src, count, target.mutable_data());
+  } else {  // clipped to the input's precision; int8 where the entry is held so
     const int32_t hi = graph::precision_bound(m->graph.entries[eid].precision);
-    const int32_t lo = -hi;
-    const auto* s8 = reinterpret_cast<const int8_t*>(bytes);
-    if (target.dtype() == DataType::Int(8)) {  // held as int8 (store_int8_activations)
-      int8_t* dst = target.mutable_data_as<int8_t>();
-      int8 ? graph::clip_input(s8, count, lo, hi, dst)
-           : graph::clip_input_le32(bytes, count, lo, hi, dst);
-    } else {
-      int32_t* dst = target.mutable_data_as<int32_t>();
-      int8 ? graph::clip_input(s8, count, lo, hi, dst)
-           : graph::clip_input_le32(bytes, count, lo, hi, dst);
-    }
+    graph::clip_input(src, int8, count, -hi, hi, target.mutable_data(),
+                      target.dtype() == DataType::Int(8));  // store_int8_activations
   }
   if (!device.is_cpu()) {  // the entry is a compact slice of the arena: one copy over
     device::ScopedStream on(device, stream.get());
