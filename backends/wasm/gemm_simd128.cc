@@ -223,7 +223,7 @@ struct ConvRun {
   const TensorView* bias;
   const TensorView* y;
   ConvShape s;
-  idx in_h, in_w, out_h, out_w, npix;
+  idx out_h, out_w, npix;
   idx sh, sw, dh, dw;  // the GEMM's strides and dilations over X
   CellMap at;          // where X's cells lie in x
   idx xh, xw,
@@ -439,8 +439,6 @@ bool conv2d_gemm_simd128(const KernelCall& call) {
   m.bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
   m.y = &y;
   m.s = conv_shape(w, p.groups);
-  m.in_h = static_cast<idx>(x.shape[2]);
-  m.in_w = static_cast<idx>(x.shape[3]);
   m.out_h = static_cast<idx>(y.shape[2]);
   m.out_w = static_cast<idx>(y.shape[3]);
   m.npix = m.out_h * m.out_w;

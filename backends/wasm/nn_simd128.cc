@@ -206,7 +206,7 @@ template <int MR, int NR>
 void dense_block(const TensorView& x, const TensorView& w, const TensorView* bias,
                  const TensorView& y, const OutputClamp& clamp, int64_t m0, int64_t u0) {
   const int64_t depth = x.shape[1];
-  const Act xd(x);
+  const Act xd(x), yd(y);
   int64_t xr[MR];  // row i of x at element xr[i]
   const int32_t* wr[NR];
   v128_t acc[MR][NR];
@@ -233,8 +233,8 @@ void dense_block(const TensorView& x, const TensorView& w, const TensorView* bia
         sum += static_cast<uint32_t>(
             static_cast<const int32_t*>(bias->data)[(u0 + j) * bias->strides[0]]);
       }
-      Act(y).set((m0 + i) * y.strides[0] + (u0 + j) * y.strides[1],
-                 clamp.one(static_cast<int32_t>(sum)));
+      yd.set((m0 + i) * y.strides[0] + (u0 + j) * y.strides[1],
+             clamp.one(static_cast<int32_t>(sum)));
     }
   }
 }
