@@ -110,14 +110,29 @@ std::vector<Pool> max_pool_shapes() {
       {2, 2, 6, 10, 3, 2, 2, 1, {1, 0}, false, Lay::kReverseFirst, "reversed batch"},
       {0, 2, 4, 4, 2, 2, 1, 1, {0, 0}, false, P, "empty batch"},
       {1, 1, 1, 1, 1, 1, 1, 1, {0}, false, P, "one cell"},
-      // 2x2 at stride 2 without padding: the x86 direct path (whole vectors while their odd
-      // loads stay inside the row, then single outputs).
+      // Windows of 2 or 3 columns at stride 2: the x86 register path (whole vectors over the
+      // output columns whose windows lie inside the row, the last one overlapping, the edge
+      // columns one at a time; fewer inside columns than a vector: one masked vector).
       {1, 16, 28, 28, 2, 2, 2, 2, {0, 0}, false, P, "2x2 stride 2, 28 wide (Fashion CNN)"},
       {2, 3, 9, 64, 2, 2, 2, 2, {0, 0}, false, P, "2x2 stride 2, 64 wide, odd height"},
       {1, 2, 6, 33, 2, 2, 2, 2, {0, 0}, false, P, "2x2 stride 2, odd width"},
       {1, 2, 4, 70, 2, 2, 2, 2, {0, 0}, true, P, "2x2 stride 2, ceil on even sizes"},
       {1, 3, 4, 2, 2, 2, 2, 2, {0, 0}, false, P, "2x2 stride 2, one output column"},
       {1, 2, 8, 40, 2, 2, 2, 2, {0, 0}, false, Lay::kStepLast, "2x2 stride 2, strided rows"},
+      {1, 3, 12, 112, 3, 3, 2, 2, {1, 1}, false, P, "3x3 stride 2 pad 1, 112 wide (ResNet)"},
+      {1, 2, 9, 35, 3, 3, 2, 2, {1, 1}, true, P, "3x3 stride 2 pad 1, odd width, ceil"},
+      {1, 2, 8, 38, 3, 3, 2, 2, {0, 0}, false, P, "3x3 stride 2, no padding, overlapping tail"},
+      {1, 2, 7, 48, 3, 2, 1, 2, {1, 1}, false, P, "3x2 stride (1, 2), pad 1"},
+      {1, 2, 6, 41, 2, 3, 3, 2, {1, 2}, true, P, "2x3 stride (3, 2), pad (1, 2), ceil"},
+      {1, 2, 5, 34, 5, 2, 2, 2, {2, 1}, false, P, "5x2 stride 2, pad (2, 1)"},
+      {1, 2, 6, 33, 3, 3, 2, 2, {1, 1}, false, P, "3x3 stride 2, 16 inside columns"},
+      {1, 2, 6, 31, 3, 3, 2, 2, {1, 1}, false, P, "3x3 stride 2, 15 inside columns"},
+      {1, 2, 4, 64, 3, 3, 2, 2, {1, 1}, false, Lay::kStepLast, "3x3 stride 2, strided rows"},
+      {1, 5, 16, 16, 2, 2, 2, 2, {0, 0}, false, P, "2x2 stride 2, 8 outputs (BlazeFace)"},
+      {1, 3, 14, 14, 3, 3, 2, 2, {1, 1}, false, P, "3x3 stride 2 pad 1, 6 inside columns"},
+      {1, 2, 5, 3, 3, 3, 2, 2, {1, 1}, true, P, "3x3 stride 2 pad 1, 1 inside column"},
+      {1, 2, 6, 23, 2, 2, 2, 2, {0, 0}, true, P, "2x2 stride 2, 11 outputs, ceil"},
+      {1, 2, 5, 4, 3, 3, 2, 2, {0, 0}, false, P, "3x3 stride 2, one window"},
   };
 }
 
