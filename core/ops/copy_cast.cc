@@ -59,6 +59,7 @@ void copy_into(NDArray& dst, const NDArray& src, const KernelChain& copy,
   CHECK(same || cast != nullptr) << "copy_into: no cast kernel bound for " << from.dtype()
                                  << " to " << dst.dtype();
   auto views = elementwise_views({{&dst, out}, {&from, const_cast<void*>(from.data())}});
+  longest_contiguous_rows_last(views);
   run_kernel(same ? copy : *cast, views, 1, nullptr);
 }
 

@@ -1,6 +1,8 @@
 // Building coalesced kernel views from NDArrays and invoking kernels.
 #include "kernel_views.h"
 
+#include <utility>
+
 #include "cvm/check.h"
 #include "device_runtime.h"
 #include "registry_internal.h"
@@ -43,6 +45,25 @@ std::vector<kernel::TensorView> elementwise_views(const std::vector<Operand>& op
     }
   }
   return views;
+}
+
+void longest_contiguous_rows_last(std::vector<kernel::TensorView>& views) {
+  const int nd = views.empty() ? 0 : views[0].ndim;
+  if (nd < 2) return;
+  const int last = nd - 1;
+  int best = last;
+  for (int d = 0; d < last; ++d) {
+    bool contiguous = false;
+    for (const kernel::TensorView& v : views) {
+      contiguous = contiguous || v.strides[d] == 1 || v.strides[d] == -1;
+    }
+    if (contiguous && views[0].shape[d] > views[0].shape[best]) best = d;
+  }
+  if (best == last) return;
+  for (kernel::TensorView& v : views) {
+    std::swap(v.shape[best], v.shape[last]);
+    std::swap(v.strides[best], v.strides[last]);
+  }
 }
 
 kernel::TensorView plain_view(const NDArray& array, void* data) {

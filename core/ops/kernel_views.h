@@ -22,6 +22,12 @@ struct Operand {
 // when more than kMaxKernelDims dimensions remain.
 std::vector<kernel::TensorView> elementwise_views(const std::vector<Operand>& operands);
 
+// For kernels whose elements do not depend on each other's order (copy, cast): when another
+// dimension along which some view is contiguous is longer than the last one, swaps the two in
+// every view, so that row walks get long rows (a transpose from NCHW to NHWC with two channels
+// is otherwise a row of two elements per pixel).
+void longest_contiguous_rows_last(std::vector<kernel::TensorView>& views);
+
 // The kernel view of `array` exactly as it is (no dimension dropped or merged), over `data`:
 // the array's data(), or for an output its mutable_data() taken by the caller first. For ops
 // whose kernels index dimensions themselves (conv2d, pooling, ...). LogicError when the array
