@@ -1,6 +1,7 @@
 // Building coalesced kernel views from NDArrays and invoking kernels.
 #include "kernel_views.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "cvm/check.h"
@@ -13,36 +14,33 @@ namespace ops {
 std::vector<kernel::TensorView> elementwise_views(const std::vector<Operand>& operands) {
   const Shape& shape = operands.at(0).array->shape();
   const size_t n = operands.size();
-  // Keep the dims that are not 1, then merge neighbours that are contiguous for everyone.
-  std::vector<int64_t> dims;
-  std::vector<std::vector<int64_t>> strides(n);
+  constexpr int kMax = kernel::kMaxKernelDims;
+  std::vector<kernel::TensorView> views(n);
+  // Keep the dims that are not 1, merging each into the previous one kept when every operand's
+  // strides allow. Kept dims fill slots [0, min(kept, kMax)); past kMax (an error below) the
+  // last slot holds the latest one, all that merging and the count need. No allocation but the
+  // result's: this runs once per elementwise kernel call.
+  int kept = 0;
   for (int d = 0; d < shape.ndim(); ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = !dims.empty() && shape[d] != 0 && dims.back() != 0;
+    const int64_t extent = shape[d];
+    if (extent == 1) continue;
+    const int last = std::min(kept, kMax) - 1;
+    bool merge = kept > 0 && extent != 0 && views[0].shape[last] != 0;
     for (size_t k = 0; merge && k < n; ++k) {
-      merge = strides[k].back() == operands[k].array->strides()[d] * shape[d];
+      merge = views[k].strides[last] == operands[k].array->strides()[d] * extent;
     }
-    if (merge) {
-      dims.back() *= shape[d];
-      for (size_t k = 0; k < n; ++k) strides[k].back() = operands[k].array->strides()[d];
-    } else {
-      dims.push_back(shape[d]);
-      for (size_t k = 0; k < n; ++k) strides[k].push_back(operands[k].array->strides()[d]);
+    const int slot = merge ? last : std::min(kept++, kMax - 1);
+    for (size_t k = 0; k < n; ++k) {
+      views[k].shape[slot] = merge ? views[k].shape[slot] * extent : extent;
+      views[k].strides[slot] = operands[k].array->strides()[d];
     }
   }
-  VERIFY(static_cast<int>(dims.size()) <= kernel::kMaxKernelDims)
-      << "shape " << shape << " has " << dims.size()
-      << " non-mergeable dimensions; kernels support at most " << kernel::kMaxKernelDims;
-  std::vector<kernel::TensorView> views(n);
+  VERIFY(kept <= kMax) << "shape " << shape << " has " << kept
+                       << " non-mergeable dimensions; kernels support at most " << kMax;
   for (size_t k = 0; k < n; ++k) {
-    kernel::TensorView& v = views[k];
-    v.data = operands[k].data;
-    v.type = elem_type_of(operands[k].array->dtype());
-    v.ndim = static_cast<int32_t>(dims.size());
-    for (size_t d = 0; d < dims.size(); ++d) {
-      v.shape[d] = dims[d];
-      v.strides[d] = strides[k][d];
-    }
+    views[k].data = operands[k].data;
+    views[k].type = elem_type_of(operands[k].array->dtype());
+    views[k].ndim = kept;
   }
   return views;
 }

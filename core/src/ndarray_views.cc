@@ -164,6 +164,7 @@ NDArray NDArray::slice(int axis, int64_t start, int64_t stop, int64_t step) cons
 NDArray NDArray::broadcast_to(const Shape& shape) const {
   VERIFY(defined()) << "broadcast_to: undefined array";
   const Container& c = *c_;
+  if (shape == c.shape) return *this;  // every elementwise operand of an op's own shape
   VERIFY(shape.ndim() >= c.shape.ndim())
       << "broadcast_to: cannot broadcast " << c.shape << " to fewer dims " << shape;
   Shape strides;
@@ -181,7 +182,6 @@ NDArray NDArray::broadcast_to(const Shape& shape) const {
                                     << ")";
     strides[i] = (d == 1 && shape[i] != 1) ? 0 : c.strides[i - lead];
   }
-  if (shape == c.shape) return *this;
   return make_view(c, c.offset_bytes, shape, strides);
 }
 

@@ -758,3 +758,27 @@ TEST_CASE("public div, comparisons on bool and integer dtypes", "[ops][elementwi
   CHECK(ints(ne) == std::vector<int64_t>{1, 1, 1, 1, 1, 1});
   CHECK(ints(less_equal(col, row)) == std::vector<int64_t>{0, 0, 1, 1, 0, 0});
 }
+
+TEST_CASE("elementwise views: merged dimensions, and more than 8 unmergeable ones an error",
+          "[ops][elementwise]") {
+  // Nine dims, contiguous in both operands: one row of 512 for the kernel.
+  const Shape nine{2, 2, 2, 2, 2, 2, 2, 2, 2};
+  NDArray x = test::random_array(nine, DataType::Int(32), 17);
+  NDArray twice = add(x, x);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    REQUIRE(test::int_at(twice, i) == static_cast<int32_t>(2 * test::int_at(x, i)));
+  }
+  // Against its reversed-axes view nothing merges: nine kernel dims, a LogicError naming them.
+  std::vector<int> reverse(9);
+  for (int d = 0; d < 9; ++d) reverse[d] = 8 - d;
+  const NDArray flipped = x.permute(reverse);
+  REQUIRE_THROWS_MATCHES(add(x, flipped), LogicError,
+                         Catch::Message("shape (2, 2, 2, 2, 2, 2, 2, 2, 2) has 9 non-mergeable "
+                                        "dimensions; kernels support at most 8"));
+  // Eight unmergeable dims still run: the reversed axes of an 8-d view.
+  NDArray y = x.reshape(Shape{2, 2, 2, 2, 2, 2, 2, 4}).permute({7, 6, 5, 4, 3, 2, 1, 0});
+  NDArray sum = add(y, y);
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    REQUIRE(test::int_at(sum, i) == static_cast<int32_t>(2 * test::int_at(y, i)));
+  }
+}
