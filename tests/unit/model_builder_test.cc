@@ -102,6 +102,28 @@ TEST_CASE("builder: a float graph runs, saves and loads with identical bits", "[
                     Contains("expected dtype float32, found int32"));
 }
 
+TEST_CASE("builder: a float graph's byte interface reads every byte, at any alignment",
+          "[builder]") {
+  auto m = float_model();
+  Session s(m);
+  // Values whose four bytes all differ and none is zero, from a source one byte off alignment:
+  // a conversion that dropped or moved any byte of an input changes (x + c) * 2.
+  const uint32_t bits[6] = {0x3F9A5C3Bu, 0x40B1C2D3u, 0xC0E5F617u,
+                            0x3FA1B2C3u, 0x41234567u, 0xC1779A5Bu};
+  const float c[3] = {0.5f, -1.0f, 2.0f};
+  std::vector<char> in(1 + sizeof bits), out(1 + sizeof bits);
+  std::memcpy(in.data() + 1, bits, sizeof bits);
+  s.infer_bytes(in.data() + 1, sizeof bits, out.data() + 1, sizeof bits);
+  for (int i = 0; i < 6; ++i) {
+    float x, got;
+    std::memcpy(&x, &bits[i], 4);
+    std::memcpy(&got, out.data() + 1 + 4 * i, 4);
+    const float want = (x + c[i % 3]) * 2.0f;
+    CAPTURE(i, x);
+    CHECK(std::memcmp(&got, &want, 4) == 0);
+  }
+}
+
 TEST_CASE("builder: bad nodes name the node and leave the builder usable", "[builder]") {
   ModelBuilder b;
   CHECK_THROWS_WITH(b.add1("relu", "r", {0}), Contains("before input()"));
