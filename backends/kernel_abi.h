@@ -175,7 +175,8 @@ struct KernelEntry {
   PrepackFn prepack = nullptr;  // packs constant weights for `fn` (null: it takes none)
   SuitsFn suits = nullptr;      // shape preference (null: suits every call)
   // conv2d and dense entries: every call applies Conv2dParams::clamp / DenseParams::clamp (when
-  // set) to its outputs, so the caller need not make a clamp pass of its own afterwards.
+  // set) to its outputs, so the caller need not make a clamp pass of its own afterwards. int32
+  // add / sub entries: likewise when the call's params is a CvmClampParams (null: none).
   bool applies_clamp = false;
   // conv2d entries: every call also applies Conv2dParams::scale (when set) after the clamp.
   bool applies_channel_scale = false;
@@ -214,7 +215,9 @@ extern const BackendTable kPortableBackend;  // plain C++ GEMMs (native, and the
 // ---- POD parameter structs shared by every backend's kernels of a family ----
 
 // Elementwise binary arithmetic (add, sub, mul): inputs[0], inputs[1] -> outputs[0], all of the
-// same element type; integer arithmetic wraps (two's complement).
+// same element type; integer arithmetic wraps (two's complement). params: null, or for int32 add
+// / sub a CvmClampParams (params/elementwise.h) that entries with applies_clamp apply to each
+// result as the cvm_right_shift kernel does (a session's fused clamp run after the add).
 // Fill: outputs[0] set to `value`, given as the raw little-endian bytes of one element.
 struct FillParams {
   uint8_t value[16];

@@ -21,12 +21,17 @@ constexpr uint32_t kGemmAmx = kGemmVnni | kCpuAmxTile | kCpuAmxInt8;  // conv2d 
 // Entries for one op and dtype come widest ISA first: a node's chain tries them in this order
 // (a kernel that declines a call passes it to the next), then the scalar reference.
 
-// add and sub of an integer type: s::add_<isa><T>, s::sub_<isa><T> (elementwise_*).
-#define CVM_INT_ADDSUB(T, dt)                                                 \
-  {CVM_NAME(add, dt, avx512), "add", E::T, s::add_avx512<E::T>, kAvx512}, \
-  {CVM_NAME(add, dt, avx2), "add", E::T, s::add_avx2<E::T>, kCpuAvx2},    \
-  {CVM_NAME(sub, dt, avx512), "sub", E::T, s::sub_avx512<E::T>, kAvx512}, \
-  {CVM_NAME(sub, dt, avx2), "sub", E::T, s::sub_avx2<E::T>, kCpuAvx2},
+// add and sub of an integer type: s::add_<isa><T>, s::sub_<isa><T> (elementwise_*); the int32
+// ones apply a fused clamp run's stage when one is passed (KernelEntry::applies_clamp).
+#define CVM_INT_ADDSUB(T, dt)                                                             \
+  {CVM_NAME(add, dt, avx512), "add", E::T, s::add_avx512<E::T>, kAvx512, nullptr, nullptr, \
+   E::T == E::kInt32},                                                                     \
+  {CVM_NAME(add, dt, avx2), "add", E::T, s::add_avx2<E::T>, kCpuAvx2, nullptr, nullptr,    \
+   E::T == E::kInt32},                                                                     \
+  {CVM_NAME(sub, dt, avx512), "sub", E::T, s::sub_avx512<E::T>, kAvx512, nullptr, nullptr, \
+   E::T == E::kInt32},                                                                     \
+  {CVM_NAME(sub, dt, avx2), "sub", E::T, s::sub_avx2<E::T>, kCpuAvx2, nullptr, nullptr,    \
+   E::T == E::kInt32},
 
 // One op and dtype on both ISAs: s::<op>_<dt>_<isa> (elementwise_*, spatial_*, reduce_*).
 #define CVM_BOTH_ISAS(op, T, dt)                                            \

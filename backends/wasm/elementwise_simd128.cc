@@ -1,6 +1,7 @@
-// SIMD128 int32 elementwise kernels: add, sub, mul, maximum, minimum (with NumPy broadcasting as
-// stride-0 views), relu and the CVM clamping family clip / cvm_right_shift / cvm_left_shift
-// (their clamp rule in vector form: simd128.h, shared with the conv2d / dense kernels).
+// SIMD128 int32 elementwise kernels: add, sub (optionally then a fused clamp), mul, maximum,
+// minimum (with NumPy broadcasting as stride-0 views), relu and the CVM clamping family clip /
+// cvm_right_shift / cvm_left_shift (their clamp rule in vector form: simd128.h, shared with the
+// conv2d / dense kernels).
 #include <cstdint>
 
 #include "params/elementwise.h"
@@ -53,11 +54,13 @@ void store_at(char* p, int32_t v) { std::memcpy(p, &v, sizeof v); }
 
 // out = Op(a, b) row by row. Rows where both operands are contiguous, or one is contiguous and
 // the other broadcast (step 0: a bias or a scalar), run 4 lanes at a time. Every vector loads
-// both operands before storing, so out may be the same memory as an input.
+// both operands before storing, so out may be the same memory as an input. The op is copied
+// into a local (as unary's).
 template <typename Op>
-void binary(const KernelCall& call) {
+void binary(const KernelCall& call, const Op& op_in) {
   const TensorView* const views[3] = {&call.outputs[0], &call.inputs[0], &call.inputs[1]};
-  for_each_row(views, [](char* const* ptr, int64_t n, const int64_t* step) {
+  for_each_row(views, [&op_in](char* const* ptr, int64_t n, const int64_t* step) {
+    const Op op = op_in;
     char* out = ptr[0];
     const char* a = ptr[1];
     const char* b = ptr[2];
@@ -67,17 +70,17 @@ void binary(const KernelCall& call) {
       const auto* pa = reinterpret_cast<const int32_t*>(a);
       const auto* pb = reinterpret_cast<const int32_t*>(b);
       if (step[1] == kInt && step[2] == kInt) {
-        for (; i + 4 <= n; i += 4) store4(o + i, Op::vec(load4(pa + i), load4(pb + i)));
+        for (; i + 4 <= n; i += 4) store4(o + i, op.vec(load4(pa + i), load4(pb + i)));
       } else if (step[1] == kInt && step[2] == 0) {
         const v128_t vb = wasm_i32x4_splat(load_at(b));
-        for (; i + 4 <= n; i += 4) store4(o + i, Op::vec(load4(pa + i), vb));
+        for (; i + 4 <= n; i += 4) store4(o + i, op.vec(load4(pa + i), vb));
       } else if (step[1] == 0 && step[2] == kInt) {
         const v128_t va = wasm_i32x4_splat(load_at(a));
-        for (; i + 4 <= n; i += 4) store4(o + i, Op::vec(va, load4(pb + i)));
+        for (; i + 4 <= n; i += 4) store4(o + i, op.vec(va, load4(pb + i)));
       }
     }
     for (; i < n; ++i) {
-      store_at(out + i * step[0], Op::one(load_at(a + i * step[1]), load_at(b + i * step[2])));
+      store_at(out + i * step[0], op.one(load_at(a + i * step[1]), load_at(b + i * step[2])));
     }
   });
 }
@@ -140,27 +143,46 @@ const CvmClampParams& clamp_params(const KernelCall& call) {
   return *static_cast<const CvmClampParams*>(call.params);
 }
 
+// a + b or a - b (Op), then the stage of a fused clamp run (OutputClamp: the cvm_right_shift /
+// clip rule), as the head of that run writes it (KernelEntry::applies_clamp).
+template <typename Op>
+struct ThenClamp {
+  v128_t vec(v128_t a, v128_t b) const { return c.vec(Op::vec(a, b)); }
+  int32_t one(int32_t a, int32_t b) const { return c.one(Op::one(a, b)); }
+  OutputClamp c;
+};
+
+// Op, or Op then the clamp in call.params when it is set (a session's fused clamp run).
+template <typename Op>
+void binary_then_clamp(const KernelCall& call) {
+  if (call.params == nullptr) {
+    binary(call, Op{});
+  } else {
+    binary(call, ThenClamp<Op>{OutputClamp(static_cast<const CvmClampParams*>(call.params))});
+  }
+}
+
 }  // namespace
 
 // Every layout is covered (other strides run the scalar loop of the same ops): never declines.
 KernelStatus add_i32__wasm_simd128(const KernelCall& call) {
-  binary<Add>(call);
+  binary_then_clamp<Add>(call);
   return KernelStatus::kDone;
 }
 KernelStatus sub_i32__wasm_simd128(const KernelCall& call) {
-  binary<Sub>(call);
+  binary_then_clamp<Sub>(call);
   return KernelStatus::kDone;
 }
 KernelStatus mul_i32__wasm_simd128(const KernelCall& call) {
-  binary<Mul>(call);
+  binary(call, Mul{});
   return KernelStatus::kDone;
 }
 KernelStatus maximum_i32__wasm_simd128(const KernelCall& call) {
-  binary<Max>(call);
+  binary(call, Max{});
   return KernelStatus::kDone;
 }
 KernelStatus minimum_i32__wasm_simd128(const KernelCall& call) {
-  binary<Min>(call);
+  binary(call, Min{});
   return KernelStatus::kDone;
 }
 

@@ -14,8 +14,8 @@ namespace kernel {
 namespace wasm {
 
 // ---- elementwise (elementwise_simd128.cc): int32, same-shaped strided views ----
-KernelStatus add_i32__wasm_simd128(const KernelCall& call);
-KernelStatus sub_i32__wasm_simd128(const KernelCall& call);
+KernelStatus add_i32__wasm_simd128(const KernelCall& call);  // CvmClampParams or null
+KernelStatus sub_i32__wasm_simd128(const KernelCall& call);  // CvmClampParams or null
 KernelStatus mul_i32__wasm_simd128(const KernelCall& call);
 KernelStatus maximum_i32__wasm_simd128(const KernelCall& call);
 KernelStatus minimum_i32__wasm_simd128(const KernelCall& call);

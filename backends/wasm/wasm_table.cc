@@ -14,8 +14,11 @@ namespace w = wasm;
 
 const KernelEntry kEntries[] = {
     // ---- elementwise and broadcast ----
-    {"add_i32__wasm_simd128", "add", E::kInt32, w::add_i32__wasm_simd128, kCpuNone},
-    {"sub_i32__wasm_simd128", "sub", E::kInt32, w::sub_i32__wasm_simd128, kCpuNone},
+    // add and sub apply a fused clamp run's stage when one is passed (applies_clamp).
+    {"add_i32__wasm_simd128", "add", E::kInt32, w::add_i32__wasm_simd128, kCpuNone, nullptr,
+     nullptr, true},
+    {"sub_i32__wasm_simd128", "sub", E::kInt32, w::sub_i32__wasm_simd128, kCpuNone, nullptr,
+     nullptr, true},
     {"mul_i32__wasm_simd128", "mul", E::kInt32, w::mul_i32__wasm_simd128, kCpuNone},
     {"maximum_i32__wasm_simd128", "maximum", E::kInt32, w::maximum_i32__wasm_simd128, kCpuNone},
     {"minimum_i32__wasm_simd128", "minimum", E::kInt32, w::minimum_i32__wasm_simd128, kCpuNone},

@@ -98,7 +98,10 @@ void ElementwiseOp::compute(const OpAttrs& attrs, const std::vector<NDArray>& in
   broadcast.reserve(inputs.size());
   for (const NDArray& in : inputs) broadcast.push_back(in.broadcast_to(out.shape()));
   for (const NDArray& in : broadcast) operands.push_back({&in, const_cast<void*>(in.data())});
-  run_kernel(kernels[0], elementwise_views(operands), 1, kernel_params(attrs));
+  // A session's fused clamp run after an elemwise_add / elemwise_sub (graph/output_stage.h):
+  // the int32 add / sub entries with KernelEntry::applies_clamp apply it as they store.
+  const void* params = kernels.clamp != nullptr ? kernels.clamp : kernel_params(attrs);
+  run_kernel(kernels[0], elementwise_views(operands), 1, params);
 }
 
 bool ElementwiseOp::as_clamp(const OpAttrs&, kernel::CvmClampParams* clamp) const {

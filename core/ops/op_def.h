@@ -32,8 +32,9 @@ struct NodeKernels {
   std::vector<KernelChain> chains;
   const kernel::KernelEntry* packed_for = nullptr;
   const void* packed = nullptr;
-  // conv2d / dense: the clamp its entries with KernelEntry::applies_clamp apply to the output
-  // (Conv2dParams::clamp, DenseParams::clamp; a session's clamp fusion), or null.
+  // conv2d / dense, elemwise_add / elemwise_sub: the clamp its entries with
+  // KernelEntry::applies_clamp apply to the output (Conv2dParams::clamp, DenseParams::clamp,
+  // the add / sub kernels' params; a session's clamp fusion), or null.
   const kernel::CvmClampParams* clamp = nullptr;
   // conv2d: the per-channel multiply and clamp after it that entries with
   // KernelEntry::applies_channel_scale apply (Conv2dParams::scale), or null.

@@ -1,4 +1,4 @@
-// Clamp fusion (graph/output_stage.h): which runs after a conv2d / dense become one pass, and
+// Clamp fusion (graph/output_stage.h): which runs after a conv2d / dense / add become one pass, and
 // that a fused session gives the unfused session's bits on every backend.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -255,6 +255,59 @@ TEST_CASE("clamp fusion: a single clamp after a dense is applied by the dense's 
     s.run();
     CHECK(fused_into(s).at("shift") == (applies_clamp(ran(s, "fc")) ? "fc" : ""));
   }
+}
+
+// A residual block's tail: y = conv(x) -> shift; y2 = the same conv's output -> shift by one
+// more; then `op` (elemwise_add or elemwise_sub) of the two, and `then` after it. The add's
+// inputs each die at the add, so its output may take over either one's block.
+std::shared_ptr<const Model> residual_then(const char* op, const std::vector<Step>& then) {
+  ModelBuilder b;
+  const Entry conv = add_conv(b, {6, 9, 11, 6, 3, 1, 1, 1});
+  const Entry y = b.add1("cvm_right_shift", "shift_a", {conv}, kShift3P8);
+  const Entry y2 = b.add1("cvm_right_shift", "shift_b", {conv}, kShift4P8);
+  Entry z = b.add1(op, "add", {y, y2}, {});
+  for (const Step& st : then) z = b.add1(st.op, st.name, {z}, st.attrs);
+  b.set_outputs({z});
+  return b.build();
+}
+
+TEST_CASE("clamp fusion: the clamps after a residual add are applied by the add's kernel",
+          "[graph][fusion]") {
+  struct Case {
+    const char* what;
+    const char* op;
+    std::vector<Step> then;
+    const char* first;  // the run's first node
+  };
+  const std::vector<Case> cases = {
+      {"add, cvm_clip, relu", "elemwise_add",
+       {{"cvm_clip", "clip", {{"precision", "8"}}}, {"relu", "relu", {}}}, "clip"},
+      {"add, one cvm_clip", "elemwise_add", {{"cvm_clip", "clip", {{"precision", "8"}}}}, "clip"},
+      {"sub, shift, relu", "elemwise_sub",
+       {{"cvm_right_shift", "clip", {{"shift_bit", "1"}, {"precision", "8"}}},
+        {"relu", "relu", {}}},
+       "clip"},
+  };
+  int applied = 0;
+  for (const Case& c : cases) {
+    INFO(c.what);
+    const auto model = residual_then(c.op, c.then);
+    std::map<std::string, Plan> plans;
+    check_fused_equals_unfused(model, &plans);
+    for (const auto& [backend, plan] : plans) {
+      INFO("backend " << backend);
+      Session s(model, SessionOptions{backend});
+      s.set_input("data", model_input(*model, 9));
+      s.run();
+      const bool applies = applies_clamp(ran(s, "add"));
+      const auto into = fused_into(s);
+      CHECK(into.at(c.first) == (applies ? "add" : ""));
+      if (c.then.size() > 1) CHECK(into.at("relu") == c.first);
+      applied += applies ? 1 : 0;
+    }
+  }
+  // The x86 and wasm add / sub entries apply it.
+  if (usable_entry_has(&cvm::kernel::KernelEntry::applies_clamp)) CHECK(applied >= 3);
 }
 
 TEST_CASE("clamp fusion: a per-channel multiply and the clamps after it join a conv2d's run",

@@ -1,7 +1,7 @@
-// Every conv2d / dense table entry with KernelEntry::applies_clamp, on every backend this build
-// can run, given Conv2dParams::clamp / DenseParams::clamp: its output equals the scalar
-// reference's conv2d / dense followed by the reference cvm_right_shift (or clip) kernel, bit for
-// bit, on every path (narrow, int32, depthwise, Winograd, one-row dense), with and without its
+// Every conv2d / dense / int32 add / sub table entry with KernelEntry::applies_clamp, on every
+// backend this build can run, given Conv2dParams::clamp / DenseParams::clamp / the add's params:
+// its output equals the scalar reference's op followed by the reference cvm_right_shift (or
+// clip) kernel, bit for bit, on every path (narrow, int32, depthwise, Winograd, one-row dense), with and without its
 // prepacked weight, at 1 and 3 threads; and a call it declines writes nothing. Likewise every
 // conv2d entry with applies_channel_scale given Conv2dParams::scale as well, and every entry
 // with takes_int8_activations (and the emulated AMX kernels) given int8 activation views.
@@ -299,6 +299,56 @@ TEST_CASE("fused clamp: dense entries that apply it equal the reference dense, t
             check_entry(*e, in, &p, want);
           }
         });
+      }
+    }
+  }
+}
+
+TEST_CASE("fused clamp: int32 add / sub entries that apply it equal the reference, then the clamp",
+          "[kernels][fusion]") {
+  // Operands as a residual add meets them and as broadcasting makes them: contiguous rows with
+  // vector tails, a scalar and a row broadcast (stride 0), a transposed view; values over the
+  // whole int32 range, so the add wraps before the clamp.
+  struct Operands {
+    const char* what;
+    NDArray a, b;
+  };
+  constexpr int32_t kBig = std::numeric_limits<int32_t>::max();
+  uint64_t seed = 900;
+  auto any = [&](const Shape& s) { return random_in(s, -kBig, kBig, ++seed); };
+  const std::vector<Operands> layouts = {
+      {"contiguous (37)", any({37}), any({37})},
+      {"contiguous (3, 67)", any({3, 67}), any({3, 67})},
+      {"b a broadcast scalar", any({5, 33}), any({1}).broadcast_to({5, 33})},
+      {"a a broadcast row", any({1, 40}).broadcast_to({7, 40}), any({7, 40})},
+      {"a transposed", any({19, 6}).permute({1, 0}), any({6, 19})},
+  };
+  for (const char* op : {"add", "sub"}) {
+    const std::vector<const kernel::KernelEntry*> entries = clamping_entries(op);
+    if (entries.empty()) WARN("no " << op << " entry applies the clamp in this build on this CPU");
+    for (const Operands& o : layouts) {
+      INFO(op << ", " << o.what);
+      const std::vector<NDArray> in = {o.a, o.b};
+      for (const CvmClampParams& clamp : kClamps) {
+        INFO("clamp shift " << clamp.shift << " [" << clamp.lo << ", " << clamp.hi << "]");
+        const NDArray want = expected(op, in, o.a.shape(), nullptr, clamp);
+        at_thread_counts([&] {
+          for (const kernel::KernelEntry* e : entries) {
+            check_entry(*e, in, &clamp, want);
+            // In place over input 0, as a session runs an add whose output takes its block.
+            NDArray inplace = o.a.copy();
+            REQUIRE(call_kernel(e->fn, {inplace, o.b}, inplace, &clamp) == KernelStatus::kDone);
+            CHECK(test::bit_equal(inplace, want));
+          }
+        });
+      }
+      // Without params the same entries add and nothing else.
+      NDArray plain = NDArray::zeros(o.a.shape(), DataType::Int(32));
+      REQUIRE(call_kernel(reference(op), in, plain, nullptr) == KernelStatus::kDone);
+      for (const kernel::KernelEntry* e : entries) {
+        NDArray got = NDArray::zeros(o.a.shape(), DataType::Int(32));
+        REQUIRE(call_kernel(e->fn, in, got, nullptr) == KernelStatus::kDone);
+        CHECK(test::bit_equal(got, plain));
       }
     }
   }

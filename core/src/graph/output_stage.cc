@@ -1,4 +1,4 @@
-// Finds the runs of int32 clamps after conv2d / dense nodes that a session computes in one pass.
+// Finds the runs of int32 clamps after a node that a session computes in one pass.
 #include "output_stage.h"
 
 #include <algorithm>
@@ -69,17 +69,20 @@ std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& pl
   if (g.is_float()) return fusions;
   const std::vector<uint32_t> order = execution_order(g);
   const std::vector<uint32_t> readers = reader_counts(g);
-  // Whether `out` may be written by the head while it reads its inputs: apart from each.
-  auto apart_from_inputs = [&](const Node& head, uint32_t out) {
+  // Whether `out` may be written by the head while it reads its inputs: apart from each; for an
+  // elementwise head also the very block of one (each element is read before it is written).
+  auto writable_by = [&](const Node& head, uint32_t out, bool elementwise) {
     for (uint32_t eid : head.inputs) {  // activations it reads while it writes; params aside
       if (plan.offset[eid] < 0) continue;
-      if (plan.offset[eid] == plan.offset[out] || !same_or_apart(g, plan, eid, out)) return false;
+      const bool same = plan.offset[eid] == plan.offset[out];
+      if ((same && !elementwise) || !same_or_apart(g, plan, eid, out)) return false;
     }
     return true;
   };
   for (size_t i = 0; i < order.size(); ++i) {
     const Node& head = g.nodes[order[i]];
-    const bool layer = head.op_name == "conv2d" || head.op_name == "dense";
+    const bool add = head.op_name == "elemwise_add" || head.op_name == "elemwise_sub";
+    const bool layer = head.op_name == "conv2d" || head.op_name == "dense" || add;
     if (head.num_outputs != 1) continue;
     size_t k = i + 1;
     const Run run = clamp_run(g, order, readers, head.first_entry, k);
@@ -96,7 +99,7 @@ std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& pl
       size_t k2 = k + 1;
       const Run then = at < 0 ? Run{} : clamp_run(g, order, readers, mul.first_entry, k2);
       if (!then.nodes.empty() && plan.offset[then.out] >= 0 &&
-          same_or_apart(g, plan, f.in, then.out) && apart_from_inputs(head, then.out)) {
+          same_or_apart(g, plan, f.in, then.out) && writable_by(head, then.out, false)) {
         f.has_scale = true;
         f.scale.node = order[k];
         f.scale.multiplier = mul.inputs[1 - at];
@@ -111,7 +114,7 @@ std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& pl
     if (plan.offset[f.in] < 0 || plan.offset[f.out] < 0 || !same_or_apart(g, plan, f.in, f.out)) {
       continue;
     }
-    if (!f.has_scale) f.head_writes_out = layer && apart_from_inputs(head, f.out);
+    if (!f.has_scale) f.head_writes_out = layer && writable_by(head, f.out, add);
     f.head = order[i];
     f.first = run.nodes.front();
     f.rest.assign(run.nodes.begin() + 1, run.nodes.end());
