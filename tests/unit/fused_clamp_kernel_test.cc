@@ -1,8 +1,9 @@
 // Every conv2d / dense / int32 add / sub table entry with KernelEntry::applies_clamp, on every
 // backend this build can run, given Conv2dParams::clamp / DenseParams::clamp / the add's params:
 // its output equals the scalar reference's op followed by the reference cvm_right_shift (or
-// clip) kernel, bit for bit, on every path (narrow, int32, depthwise, Winograd, one-row dense), with and without its
-// prepacked weight, at 1 and 3 threads; and a call it declines writes nothing. Likewise every
+// clip) kernel, bit for bit, on every path (narrow, int32, depthwise, Winograd, one-row dense),
+// with and without its prepacked weight, at 1 and 3 threads; and a call it declines writes
+// nothing. Likewise every
 // conv2d entry with applies_channel_scale given Conv2dParams::scale as well, and every entry
 // with takes_int8_activations (and the emulated AMX kernels) given int8 activation views.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// Output-stage fusion: the int32 clamps after a conv2d, dense or add (shift, clip, relu) as one pass.
+// Output-stage fusion: the int32 clamps after a conv2d, dense or add (shift, clip, relu) in a pass.
 #pragma once
 
 #include <cstdint>
@@ -12,10 +12,11 @@ namespace cvm {
 namespace graph {
 
 // A quantized model requantizes every conv2d / dense output (and every residual add) with a run
-// of elementwise nodes, typically cvm_right_shift, cvm_clip and relu, each a pass over the activation. Clamps
-// compose: clamp(clamp(x, a, b), c, d) = clamp(x, max(a, c), min(b, d)) whenever that interval
-// is not empty, so such a run is one clamp after at most one rounding shift, computed by one
-// cvm_right_shift (or clip) kernel call with the same bits as the nodes one by one.
+// of elementwise nodes, typically cvm_right_shift, cvm_clip and relu, each a pass over the
+// activation. Clamps compose: clamp(clamp(x, a, b), c, d) = clamp(x, max(a, c), min(b, d))
+// whenever that interval is not empty, so such a run is one clamp after at most one rounding
+// shift, computed by one cvm_right_shift (or clip) kernel call with the same bits as the nodes
+// one by one.
 struct ClampFusion {
   uint32_t head = 0;           // the node before the run (conv2d, dense, elemwise_add / _sub:
                                // its kernels may apply it)
@@ -49,9 +50,10 @@ struct ClampFusion {
 // interval never empty; and the last output either in the head output's own block or apart
 // from it in the plan (never partly overlapping). At least two nodes, or after a conv2d, dense,
 // elemwise_add or elemwise_sub a single one too: the head's kernel may apply it as it stores
-// (else the pass is the node itself); only those heads write the run's output themselves. After a conv2d, also a
-// per-channel broadcast_mul by a constant and the clamp run after it (ClampFusion::has_scale),
-// when the head may write that run's last output. None in float graphs.
+// (else the pass is the node itself); only those heads write the run's output themselves.
+// After a conv2d, also a per-channel broadcast_mul by a constant and the clamp run after it
+// (ClampFusion::has_scale), when the head may write that run's last output. None in float
+// graphs.
 std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& plan);
 
 }  // namespace graph
