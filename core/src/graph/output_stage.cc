@@ -82,12 +82,13 @@ std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& pl
   for (size_t i = 0; i < order.size(); ++i) {
     const Node& head = g.nodes[order[i]];
     const bool add = head.op_name == "elemwise_add" || head.op_name == "elemwise_sub";
-    const bool layer = head.op_name == "conv2d" || head.op_name == "dense" || add;
+    // Heads whose kernels may apply the run as they store.
+    const bool applies = head.op_name == "conv2d" || head.op_name == "dense" || add;
     if (head.num_outputs != 1) continue;
     size_t k = i + 1;
     const Run run = clamp_run(g, order, readers, head.first_entry, k);
     // After another op, a run of two or more clamps is still one pass instead of several.
-    if (run.nodes.size() < (layer ? 1u : 2u)) continue;
+    if (run.nodes.size() < (applies ? 1u : 2u)) continue;
     ClampFusion f;
     f.in = head.first_entry;
     f.out = run.out;
@@ -114,7 +115,7 @@ std::vector<ClampFusion> find_clamp_fusions(const Graph& g, const MemoryPlan& pl
     if (plan.offset[f.in] < 0 || plan.offset[f.out] < 0 || !same_or_apart(g, plan, f.in, f.out)) {
       continue;
     }
-    if (!f.has_scale) f.head_writes_out = layer && writable_by(head, f.out, add);
+    if (!f.has_scale) f.head_writes_out = applies && writable_by(head, f.out, add);
     f.head = order[i];
     f.first = run.nodes.front();
     f.rest.assign(run.nodes.begin() + 1, run.nodes.end());
