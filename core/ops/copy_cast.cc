@@ -39,6 +39,18 @@ std::vector<KernelKey> copy_kernel_keys(DataType from, DataType to) {
   return keys;
 }
 
+namespace {
+
+// One call of `chain` (copy or cast) from `from` into `to` (same shapes; `to_data` taken by the
+// caller first), its rows along the longest contiguous dimension.
+void run_copy(const KernelChain& chain, const NDArray& to, void* to_data, const NDArray& from) {
+  auto views = elementwise_views({{&to, to_data}, {&from, const_cast<void*>(from.data())}});
+  longest_contiguous_rows_last(views);
+  run_kernel(chain, views, 1, nullptr);
+}
+
+}  // namespace
+
 void copy_into(NDArray& dst, const NDArray& src, const KernelChain& copy,
                const KernelChain* cast) {
   verify_writable(dst, "copy_into");
@@ -50,17 +62,13 @@ void copy_into(NDArray& dst, const NDArray& src, const KernelChain& copy,
   if (from.shares_memory_with(dst)) {
     // Overlapping views: read from a private snapshot so the result is as if copied at once.
     NDArray snapshot = NDArray::empty(src.shape(), src.dtype(), src.device());
-    auto views = elementwise_views(
-        {{&snapshot, snapshot.mutable_data()}, {&src, const_cast<void*>(src.data())}});
-    run_kernel(copy, views, 1, nullptr);
+    run_copy(copy, snapshot, snapshot.mutable_data(), src);
     from = snapshot.broadcast_to(dst.shape());
   }
   const bool same = from.dtype() == dst.dtype();
   CHECK(same || cast != nullptr) << "copy_into: no cast kernel bound for " << from.dtype()
                                  << " to " << dst.dtype();
-  auto views = elementwise_views({{&dst, out}, {&from, const_cast<void*>(from.data())}});
-  longest_contiguous_rows_last(views);
-  run_kernel(same ? copy : *cast, views, 1, nullptr);
+  run_copy(same ? copy : *cast, dst, out, from);
 }
 
 }  // namespace ops
