@@ -129,6 +129,19 @@ std::string kernel_of(const Session& session, const std::string& op) {
   return text;
 }
 
+// Whether the session has made its per-node thread choice (NodeKernelPlan::threads).
+bool thread_choice_made(const Session& session) {
+  const std::vector<NodeKernelPlan> plan = session.kernel_plan();
+  return plan.empty() || plan.front().threads != 0;
+}
+
+// Nodes of the session that split their kernels over more than one thread.
+size_t split_nodes(const Session& session) {
+  size_t n = 0;
+  for (const NodeKernelPlan& node : session.kernel_plan()) n += node.threads > 1 ? 1 : 0;
+  return n;
+}
+
 double share(double us, double total) { return total > 0 ? 100.0 * us / total : 0.0; }
 
 void print_profile_text(const Profile& p, int64_t top) {
@@ -195,6 +208,13 @@ int run_bench(const std::vector<std::string>& words) {
     session.run();
     progress.tick(++done, "warmup");
   }
+  // With threads, the session's first runs measure which nodes to split over them
+  // (SessionOptions::measure_threads): untimed as well.
+  int64_t measuring = 0;
+  while (!thread_choice_made(session) && measuring < 64) {
+    session.run();
+    ++measuring;
+  }
   std::vector<double> ms;
   for (int64_t i = 0; i < runs; ++i) {
     const auto t0 = Clock::now();
@@ -240,6 +260,8 @@ int run_bench(const std::vector<std::string>& words) {
     doc["conv2d_kernel"] = kernel_of(session, "conv2d");
     doc["input"] = input_desc;
     doc["warmup"] = warmup;
+    doc["measuring_runs"] = measuring;
+    doc["split_nodes"] = split_nodes(session);
     doc["runs"] = runs;
     doc["latency_ms"] = {{"p50", percentile(sorted, 50)},
                          {"p90", percentile(sorted, 90)},
@@ -259,8 +281,14 @@ int run_bench(const std::vector<std::string>& words) {
               session.device().name().c_str(), kernel_of(session, "conv2d").c_str(),
               num_threads());
   std::printf("input:   %s\n", input_desc.c_str());
-  std::printf("runs:    %lld (after %lld warmup)\n", static_cast<long long>(runs),
-              static_cast<long long>(warmup));
+  std::printf("runs:    %lld (after %lld warmup, %lld measuring the thread choice)\n",
+              static_cast<long long>(runs), static_cast<long long>(warmup),
+              static_cast<long long>(measuring));
+  if (num_threads() > 1) {
+    std::printf("threads: %zu of %zu nodes split over %d threads, the rest measured faster on "
+                "one\n",
+                split_nodes(session), session.kernel_plan().size(), num_threads());
+  }
   std::printf("latency: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms (min %.3f, mean %.3f, max %.3f)\n",
               percentile(sorted, 50), percentile(sorted, 90), percentile(sorted, 99),
               sorted.front(), mean, sorted.back());
@@ -281,7 +309,8 @@ const Command kBenchCommand = {
     "latency percentiles p50/p90/p99 (nearest rank) with min/mean/max, then runs it --profile\n"
     "more times with per-node timing and prints the nodes sorted by time and the totals per\n"
     "operator. A progress line goes to stderr once the benchmark has taken more than 2 s.\n"
-    "Threads: CVMRT_THREADS (default: the hardware concurrency).\n"
+    "Threads: CVMRT_THREADS (default: the hardware concurrency); with more than one, the\n"
+    "session's first runs measure which nodes to split over them, before the timed runs.\n"
     "\n"
     "  --params P       the params of a CVM graph JSON\n"
     "  -i, --input data=FILE   as for cvmrt run, a float32 .npy quantized for a quantized model\n"

@@ -58,6 +58,9 @@ void cpu_relax() {
 // there runs serially.
 thread_local bool t_in_region = false;
 
+// True on a thread while a SerialScope lives there.
+thread_local bool t_serial = false;
+
 class Pool {
  public:
   static Pool& get() {
@@ -265,10 +268,14 @@ kernel::ParallelFor kernel_parallel_for() {
   kernel::ParallelFor pf{};
   pf.run = run_parallel;
   pf.ctx = &pool;
-  pf.num_threads = pool.threads();
+  pf.num_threads = t_serial ? 1 : pool.threads();
   pf.min_task_work = min_task_work();
   return pf;
 }
+
+SerialScope::SerialScope() : was_serial_(t_serial) { t_serial = true; }
+
+SerialScope::~SerialScope() { t_serial = was_serial_; }
 
 void set_min_task_work(int64_t work) {
   Pool::get().min_task_work().store(work < 1 ? 1 : work, std::memory_order_relaxed);

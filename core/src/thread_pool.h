@@ -36,9 +36,24 @@ int parse_thread_count(const char* text);
 // threads including the caller, and returns when all are done. body must not throw.
 void parallel_for(int64_t n, kernel::ParallelBody body, void* user);
 
-// The ParallelFor for one kernel call now; its num_threads is num_threads() (1: run serially,
-// give the kernel a null ParallelFor*). Same errors as num_threads().
+// The ParallelFor for one kernel call now; its num_threads is num_threads(), or 1 under a
+// SerialScope (1: run serially, give the kernel a null ParallelFor*). Same errors as
+// num_threads().
 kernel::ParallelFor kernel_parallel_for();
+
+// While one lives on a thread, kernel_parallel_for() there gives kernels no ParallelFor: their
+// calls run serially on that thread (a session's nodes measured faster so: thread_choice.h).
+// Nests; parallel_for itself is unaffected.
+class SerialScope {
+ public:
+  SerialScope();
+  ~SerialScope();
+  SerialScope(const SerialScope&) = delete;
+  SerialScope& operator=(const SerialScope&) = delete;
+
+ private:
+  bool was_serial_;
+};
 
 // Smallest task (in element operations) kernels may split off; the default suits memory-bound
 // kernels. Tests lower it to 1 to exercise every split on small shapes. Not for production.

@@ -231,11 +231,17 @@ elseif(SCENARIO STREQUAL "inspect")
   expect_match("${OUT}" "postprocess \"detection\"" "postprocess")
 
 elseif(SCENARIO STREQUAL "bench")
-  cvm(0 bench "${LENET_JSON}" --params "${LENET_PARAMS}" --warmup 1 --runs 3)
-  foreach(re "runs: +3 \\(after 1 warmup\\)"
+  cvm(0 bench "${LENET_JSON}" --params "${LENET_PARAMS}" --warmup 1 --runs 3 --threads 1)
+  foreach(re "runs: +3 \\(after 1 warmup, 0 measuring the thread choice\\)"
              "latency: p50 [0-9.]+ ms, p90 [0-9.]+ ms, p99 [0-9.]+ ms"
              "per-node profile" "conv2 +conv2d" "per-op totals")
     expect_match("${OUT}" "${re}" "bench report")
+  endforeach()
+  # With 2 threads the session measures its thread choice in runs 1 to 6, after warmup run 0.
+  cvm(0 bench "${LENET_JSON}" --params "${LENET_PARAMS}" --warmup 1 --runs 3 --threads 2)
+  foreach(re "runs: +3 \\(after 1 warmup, 9 measuring the thread choice\\)"
+             "\nthreads: [0-9]+ of [0-9]+ nodes split over 2 threads, the rest measured faster")
+    expect_match("${OUT}" "${re}" "bench report at 2 threads")
   endforeach()
   cvm(0 bench "${M}/nn.json" --params "${M}/nn.params" --runs 3 --input "data=${M}/nn_input.npy"
       --top 2 --backend scalar)

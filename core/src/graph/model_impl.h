@@ -44,6 +44,9 @@ bool prepack_enabled();
 bool fusion_enabled();
 // Whether int8 activation buffers are on: CVMRT_INT8_ACTIVATIONS unset or not "0" (read once).
 bool int8_activations_enabled();
+// Whether sessions measure their per-node thread choice: CVMRT_MEASURE_THREADS unset or not
+// "0" (read once).
+bool measure_threads_enabled();
 
 // The params copied to a device (once per device, by the first session made there), shared by
 // the model's sessions on that device and kept while the model lives.

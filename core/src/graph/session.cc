@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "cvm/check.h"
 #include "device_runtime.h"
@@ -14,6 +15,8 @@
 #include "pad_fusion.h"
 #include "params/float_nn.h"
 #include "params_format.h"
+#include "thread_choice.h"
+#include "thread_pool.h"
 
 namespace cvm {
 
@@ -65,6 +68,8 @@ struct Session::State {
   bool ran = false;
   bool profiling = false;
   std::vector<OpProfile> profile;
+  bool measure_threads = false;  // SessionOptions::measure_threads, on a CPU session
+  graph::ThreadChoice thread_choice;
 
   uint32_t data_entry() const { return m->graph.nodes[m->graph.data_node].first_entry; }
   // The graph's outputs, on the CPU (copied from the device for a device session).
@@ -114,6 +119,11 @@ bool fusion_enabled() {
 
 bool int8_activations_enabled() {
   static const bool enabled = switch_on("CVMRT_INT8_ACTIVATIONS");
+  return enabled;
+}
+
+bool measure_threads_enabled() {
+  static const bool enabled = switch_on("CVMRT_MEASURE_THREADS");
   return enabled;
 }
 
@@ -435,6 +445,8 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   if (options.int8_activations && graph::int8_activations_enabled() && device.is_cpu()) {
     s_->store_int8_activations();
   }
+  s_->measure_threads =
+      options.measure_threads && graph::measure_threads_enabled() && device.is_cpu();
   s_->stream.synchronize();  // the arena's zeros and the params are in place
 }
 
@@ -476,9 +488,18 @@ void Session::run() {
   // On a device the kernels are enqueued on the session's stream, and the run waits for them
   // at its end (per node when profiling, so that each timing is the node's own).
   device::ScopedStream on(s_->device, s_->stream.get());
-  for (State::Step& step : s_->steps) {
-    const graph::Node& n = g.nodes[step.nid];
-    if (!s_->profiling) {
+  // Which nodes split their kernels over the pool's threads (thread_choice.h): measured again
+  // whenever the pool's count changes.
+  graph::ThreadChoice& choice = s_->thread_choice;
+  const int threads = s_->device.is_cpu() ? threads::num_threads() : 1;
+  if (threads != choice.threads()) choice.reset(s_->steps.size(), threads, s_->measure_threads);
+  const bool timed = s_->profiling || choice.measuring();
+  const auto run_start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < s_->steps.size(); ++i) {
+    State::Step& step = s_->steps[i];
+    std::optional<threads::SerialScope> serial;
+    if (choice.serial(i)) serial.emplace();
+    if (!timed) {
       s_->compute(step);
       continue;
     }
@@ -486,9 +507,15 @@ void Session::run() {
     s_->compute(step);
     s_->stream.synchronize();
     const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+    choice.record(i, took.count());
+    if (!s_->profiling) continue;
+    const graph::Node& n = g.nodes[step.nid];
     s_->profile.push_back(OpProfile{n.name, n.op_name, took.count(), step.output_bytes});
   }
   s_->stream.synchronize();
+  const std::chrono::duration<double, std::micro> run_took =
+      std::chrono::steady_clock::now() - run_start;
+  choice.end_run(run_took.count());
   s_->ran = true;
 }
 
@@ -525,9 +552,12 @@ Device Session::device() const { return s_->device; }
 
 std::vector<NodeKernelPlan> Session::kernel_plan() const {
   std::vector<NodeKernelPlan> plan;
-  for (const State::Step& step : s_->steps) {
+  const graph::ThreadChoice& choice = s_->thread_choice;
+  for (size_t k = 0; k < s_->steps.size(); ++k) {
+    const State::Step& step = s_->steps[k];
     const graph::Node& n = s_->m->graph.nodes[step.nid];
     NodeKernelPlan node{n.name, n.op_name, {}, step.fused_into, step.int8_output};
+    if (choice.decided()) node.threads = choice.serial(k) ? 1 : choice.threads();
     if (State::clamp_done(step)) node.fused_into = s_->m->graph.nodes[step.clamped_by->nid].name;
     std::vector<const KernelChain*> chains;
     const bool pass = step.pass != State::Step::Pass::kNone;

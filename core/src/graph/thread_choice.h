@@ -1,0 +1,60 @@
+// Measured thread choice: which of a session's nodes run faster on the pool's threads, and
+// which on the calling thread alone, from the session's own first runs.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace cvm {
+namespace graph {
+
+// Splitting a kernel call over threads pays for itself only when the call is large enough:
+// each part costs a hand-over to a worker, and the next node reads data that now lies in the
+// caches of two cores. What that costs is a property of the machine, not of the model: on a
+// virtual machine whose two vCPUs sit far apart, the small convolutions of BlazeFace ran
+// 1.3-3x slower split over 2 threads, while ResNet-18's large ones ran 1.5x faster. A session
+// therefore measures. After one warm-up run, its runs alternate between every node on the
+// calling thread ("serial") and every node split over the pool ("split"), kTrials each, timing
+// each node and each run; a node is "mixed"-split if its best split time beat its best serial
+// time by kMargin. kTrials runs of that mixed choice follow, and the session keeps whichever of
+// the three (serial, split, mixed) had the fastest run: a node's time in the mixed runs is not
+// the time it had among neighbours that all ran one way, so the whole runs decide. Results are
+// the same bits either way (kernels never split inside a reduction).
+class ThreadChoice {
+ public:
+  static constexpr int kTrials = 3;
+  static constexpr double kMargin = 0.9;
+  static constexpr int kMeasuringRuns = 3 * kTrials;
+
+  // Starts over for `steps` nodes run with `threads` threads (the pool's count): measuring when
+  // threads >= 2 and `measure`, else every node takes the pool as it is (split).
+  void reset(size_t steps, int threads, bool measure);
+
+  // The thread count the choice was made for (0 before the first reset).
+  int threads() const { return threads_; }
+  // Whether this run times its nodes and itself for the choice.
+  bool measuring() const { return run_ >= 1 && run_ <= kMeasuringRuns; }
+  // Whether the choice is made (measuring done, or nothing to measure).
+  bool decided() const { return run_ > kMeasuringRuns; }
+  // Whether node `step` runs on the calling thread alone in this run.
+  bool serial(size_t step) const;
+  // Node `step` took `micros` in this run (kept in a measuring run's first part).
+  void record(size_t step, double micros);
+  // A run that took `micros` ended: the next one measures another way, or the choice is made.
+  void end_run(double micros);
+
+ private:
+  enum Way { kSerial, kSplit, kMixed };
+  // How this run runs its nodes.
+  Way way() const;
+
+  int threads_ = 0;
+  int run_ = 0;  // runs since the reset: 0 warms up, 1 .. kMeasuringRuns measure
+  std::vector<double> best_serial_, best_split_;  // per node
+  double best_run_[3] = {};                       // per Way
+  std::vector<bool> mixed_;                       // the mixed choice: serial, per node
+  Way chosen_ = kSplit;
+};
+
+}  // namespace graph
+}  // namespace cvm

@@ -1,0 +1,206 @@
+// The measured thread choice (graph/thread_choice.h): its decisions from given times, the
+// SerialScope it runs nodes under, and sessions that measure it: the same bits in every run,
+// NodeKernelPlan::threads, measured again when the thread count changes.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <vector>
+
+#include "cvm/model_builder.h"
+#include "cvm/threads.h"
+#include "graph/thread_choice.h"
+#include "test_util.h"
+#include "thread_pool.h"
+
+using cvm::DataType;
+using cvm::Model;
+using cvm::ModelBuilder;
+using cvm::NDArray;
+using cvm::Session;
+using cvm::SessionOptions;
+using cvm::graph::ThreadChoice;
+namespace threads = cvm::threads;
+
+namespace {
+
+constexpr int kTrials = ThreadChoice::kTrials;
+
+// Nodes 0, 1, 2: split 4 vs serial 10 (split), 6 vs 5 (serial), 9.5 vs 10 (within the margin:
+// serial). Runs all serial take 25, all split 19.5.
+struct NodeTimes {
+  double serial, split;
+};
+const NodeTimes kNodes[] = {{10, 4}, {5, 6}, {10, 9.5}};
+
+// Runs the measuring runs of `c` (reset for kNodes) with these times, each trial's times a
+// little worse than the first so that only the best counts; the split runs take `split_extra`
+// more than their nodes, the mixed runs `mixed_run`.
+void measure(ThreadChoice* c, double mixed_run, double split_extra = 0) {
+  c->reset(3, 2, true);
+  REQUIRE_FALSE(c->measuring());  // run 0 warms up, split as without a choice
+  for (size_t i = 0; i < 3; ++i) REQUIRE_FALSE(c->serial(i));
+  c->end_run(1000);
+  for (int run = 1; run <= 2 * kTrials; ++run) {
+    REQUIRE(c->measuring());
+    const bool serial = run % 2 == 1;
+    const double worse = 1 + 0.1 * ((run - 1) / 2);
+    double total = 0;
+    for (size_t i = 0; i < 3; ++i) {
+      REQUIRE(c->serial(i) == serial);
+      const double t = (serial ? kNodes[i].serial : kNodes[i].split) * worse;
+      c->record(i, t);
+      total += t;
+    }
+    c->end_run(total + (serial ? 0 : split_extra));
+  }
+  for (int run = 0; run < kTrials; ++run) {
+    REQUIRE(c->measuring());
+    REQUIRE_FALSE(c->decided());
+    // The mixed runs: node 0 split, nodes 1 and 2 serial; their node times change nothing.
+    REQUIRE_FALSE(c->serial(0));
+    REQUIRE(c->serial(1));
+    REQUIRE(c->serial(2));
+    for (size_t i = 0; i < 3; ++i) c->record(i, 0.001);
+    c->end_run(mixed_run + run);
+  }
+  REQUIRE(c->decided());
+  REQUIRE_FALSE(c->measuring());
+}
+
+std::vector<bool> serial_nodes(const ThreadChoice& c) {
+  std::vector<bool> s;
+  for (size_t i = 0; i < 3; ++i) s.push_back(c.serial(i));
+  return s;
+}
+
+// Restores the default thread count and task size when a test ends.
+struct Restore {
+  int64_t min_work = threads::min_task_work();
+  ~Restore() {
+    cvm::set_num_threads(0);
+    threads::set_min_task_work(min_work);
+  }
+};
+
+// x (1 x 8 x 20 x 20, precision 8) -> conv2d 3x3 (16 channels) -> cvm_right_shift -> relu ->
+// max_pool2d: kernels of several families, each of which splits its work when allowed.
+std::shared_ptr<const Model> small_cnn() {
+  ModelBuilder b;
+  const auto x = b.input({1, 8, 20, 20}, DataType::Int(32), 8);
+  const auto w =
+      b.constant("w", cvm::test::random_in({16, 8, 3, 3}, -127, 127, 7), 8);
+  auto y = b.add1("conv2d", "conv", {x, w},
+                  {{"channels", "16"}, {"kernel_size", "(3, 3)"}, {"padding", "(1, 1)"},
+                   {"use_bias", "false"}});
+  y = b.add1("cvm_right_shift", "shift", {y}, {{"shift_bit", "6"}, {"precision", "8"}});
+  y = b.add1("relu", "relu", {y}, {});
+  y = b.add1("max_pool2d", "pool", {y}, {{"pool_size", "(2, 2)"}, {"strides", "(2, 2)"}});
+  b.set_outputs({y});
+  return b.build();
+}
+
+bool same_bits(const NDArray& a, const NDArray& b) {
+  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
+         std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
+std::vector<int> plan_threads(const Session& s) {
+  std::vector<int> t;
+  for (const cvm::NodeKernelPlan& n : s.kernel_plan()) t.push_back(n.threads);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("thread choice: per-node times pick the mixed way, whole runs pick the way",
+          "[graph][threads]") {
+  ThreadChoice c;
+  REQUIRE(c.threads() == 0);
+  SECTION("the mixed runs are fastest: nodes split only where split beat serial by the margin") {
+    measure(&c, 18);
+    REQUIRE(serial_nodes(c) == std::vector<bool>{false, true, true});
+  }
+  SECTION("all split was fastest") {
+    measure(&c, 19.6);
+    REQUIRE(serial_nodes(c) == std::vector<bool>{false, false, false});
+  }
+  SECTION("all serial was fastest") {
+    measure(&c, 26, 10);
+    REQUIRE(serial_nodes(c) == std::vector<bool>{true, true, true});
+  }
+  SECTION("one thread, or measuring off: decided at once, every node takes the pool") {
+    for (bool measure_on : {true, false}) {
+      c.reset(3, measure_on ? 1 : 4, measure_on);
+      REQUIRE(c.threads() == (measure_on ? 1 : 4));
+      REQUIRE(c.decided());
+      REQUIRE_FALSE(c.measuring());
+      c.record(0, 1);
+      c.end_run(1);
+      REQUIRE(serial_nodes(c) == std::vector<bool>{false, false, false});
+    }
+  }
+  SECTION("a reset forgets the last choice") {
+    measure(&c, 18);
+    c.reset(3, 3, true);
+    REQUIRE(c.threads() == 3);
+    REQUIRE_FALSE(c.decided());
+    REQUIRE(serial_nodes(c) == std::vector<bool>{false, false, false});
+  }
+}
+
+TEST_CASE("SerialScope: kernels on its thread get no ParallelFor, nested, then the pool's again",
+          "[threads]") {
+  Restore restore;
+  cvm::set_num_threads(3);
+  REQUIRE(threads::kernel_parallel_for().num_threads == 3);
+  {
+    threads::SerialScope outer;
+    REQUIRE(threads::kernel_parallel_for().num_threads == 1);
+    {
+      threads::SerialScope inner;
+      REQUIRE(threads::kernel_parallel_for().num_threads == 1);
+    }
+    REQUIRE(threads::kernel_parallel_for().num_threads == 1);
+  }
+  REQUIRE(threads::kernel_parallel_for().num_threads == 3);
+}
+
+TEST_CASE("sessions measuring their thread choice: the same bits in every run, the plan's "
+          "threads, measured again for a new count",
+          "[graph][threads]") {
+  Restore restore;
+  threads::set_min_task_work(1);  // every kernel call that may split does
+  const std::shared_ptr<const Model> model = small_cnn();
+  const NDArray x = cvm::test::random_in({1, 8, 20, 20}, -127, 127, 5);
+  cvm::set_num_threads(1);
+  Session one(model);
+  one.set_input("data", x);
+  one.run();
+  const NDArray want = one.output(0);
+  REQUIRE(plan_threads(one) == std::vector<int>(4, 1));
+
+  for (bool measure_on : {true, false}) {
+    INFO("measure_threads " << measure_on);
+    cvm::set_num_threads(2);
+    SessionOptions options;
+    options.measure_threads = measure_on;
+    Session s(model, options);
+    s.set_input("data", x);
+    REQUIRE(plan_threads(s) == std::vector<int>(4, 0));  // not run yet
+    const int measuring_runs = measure_on ? ThreadChoice::kMeasuringRuns : 0;
+    for (int run = 0; run <= measuring_runs + 2; ++run) {
+      if (run == 1) cvm::set_num_threads(3);  // a new count: measured from here again
+      s.run();
+      INFO("run " << run);
+      REQUIRE(same_bits(s.output(0), want));
+      const bool decided = !measure_on || run >= measuring_runs + 1;
+      for (int t : plan_threads(s)) {
+        if (decided) {
+          REQUIRE((t == 1 || t == 3 || (run == 0 && t == 2)));
+          if (!measure_on) REQUIRE(t == (run == 0 ? 2 : 3));
+        } else {
+          REQUIRE(t == 0);
+        }
+      }
+    }
+  }
+}
