@@ -27,6 +27,9 @@ constexpr int64_t kDefaultMinTaskWork = 32768;
 constexpr std::chrono::microseconds kSpin{100};
 
 int hardware_threads() {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  return 1;  // a wasm build without pthreads runs every region on the caller
+#endif
   const unsigned h = std::thread::hardware_concurrency();
   return h == 0 ? 1 : static_cast<int>(std::min<unsigned>(h, kMaxThreads));
 }

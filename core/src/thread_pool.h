@@ -21,7 +21,8 @@ namespace threads {
 int num_threads();
 
 // Where num_threads() takes its count from now: a count given to set_num_threads(), else
-// CVMRT_THREADS (set and not empty, well-formed or not), else the hardware concurrency.
+// CVMRT_THREADS (set and not empty, well-formed or not), else the hardware concurrency (1 in a
+// wasm build without pthreads).
 enum class CountSource { kApi, kEnv, kDefault };
 CountSource count_source();
 

@@ -1,6 +1,7 @@
 // The measured thread choice (graph/thread_choice.h): its decisions from given times, the
 // SerialScope it runs nodes under, and sessions that measure it: the same bits in every run,
-// NodeKernelPlan::threads, measured again when the thread count changes.
+// NodeKernelPlan::threads, measured again when the thread count changes. No std::thread of its
+// own: it runs in the wasm builds too (whose pool runs every region on the caller).
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <vector>
@@ -112,7 +113,7 @@ std::vector<int> plan_threads(const Session& s) {
 }  // namespace
 
 TEST_CASE("thread choice: per-node times pick the mixed way, whole runs pick the way",
-          "[graph][threads]") {
+          "[graph]") {
   ThreadChoice c;
   REQUIRE(c.threads() == 0);
   SECTION("the mixed runs are fastest: nodes split only where split beat serial by the margin") {
@@ -148,7 +149,7 @@ TEST_CASE("thread choice: per-node times pick the mixed way, whole runs pick the
 }
 
 TEST_CASE("SerialScope: kernels on its thread get no ParallelFor, nested, then the pool's again",
-          "[threads]") {
+          "[graph]") {
   Restore restore;
   cvm::set_num_threads(3);
   REQUIRE(threads::kernel_parallel_for().num_threads == 3);
@@ -166,7 +167,7 @@ TEST_CASE("SerialScope: kernels on its thread get no ParallelFor, nested, then t
 
 TEST_CASE("sessions measuring their thread choice: the same bits in every run, the plan's "
           "threads, measured again for a new count",
-          "[graph][threads]") {
+          "[graph]") {
   Restore restore;
   threads::set_min_task_work(1);  // every kernel call that may split does
   const std::shared_ptr<const Model> model = small_cnn();
