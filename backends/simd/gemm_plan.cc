@@ -128,8 +128,14 @@ bool make_conv_plan(const KernelCall& call, const ConvLayout& layout, ConvPlan* 
   if (p.batch <= 0 || p.out_h <= 0 || p.out_w <= 0 || y.shape[1] / prm.groups <= 0) return false;
   if (!make_conv_weight_plan(call.inputs[1], prm.groups, layout, &p)) return false;
   Checked c;
-  p.rows = ceil_div(c.add(p.in_h, c.mul(2, p.pad_h)), p.stride_h);
-  p.cols = ceil_div(c.add(p.in_w, c.mul(2, p.pad_w)), p.stride_w);
+  p.padded_h = std::max(c.add(p.in_h, c.mul(2, p.pad_h)),
+                        c.add(c.mul(p.out_h - 1, p.stride_h),
+                              c.add(c.mul(p.kernel_h - 1, p.dilation_h), 1)));
+  p.padded_w = std::max(c.add(p.in_w, c.mul(2, p.pad_w)),
+                        c.add(c.mul(p.out_w - 1, p.stride_w),
+                              c.add(c.mul(p.kernel_w - 1, p.dilation_w), 1)));
+  p.rows = ceil_div(p.padded_h, p.stride_h);
+  p.cols = ceil_div(p.padded_w, p.stride_w);
   p.plane = c.mul(p.rows, p.cols);
   p.cq_stride = c.mul(c.mul(p.stride_h, p.stride_w), p.plane);
   p.group_stride = c.mul(p.cq, p.cq_stride);

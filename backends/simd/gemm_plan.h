@@ -47,6 +47,10 @@ struct ConvPlan {
   // The problem, from the views and Conv2dParams.
   int64_t batch, groups, group_c, group_oc, in_h, in_w, out_h, out_w, kernel_h, kernel_w, taps;
   int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
+  // The padded input's extent: pad_h rows (pad_w columns) on either side, or more after the
+  // input where the output's windows reach further (Conv2dParams: the padding after the input
+  // is what the output extent needs).
+  int64_t padded_h, padded_w;
   ConvLayout layout;
   // Activation planes (all counts in 32-bit lanes).
   int64_t cq;            // channel groups ("rows of K") per convolution group, padded for AMX
