@@ -273,6 +273,8 @@ class Conv2dOp : public OpDef {
     const auto& a = static_cast<const Conv2dAttrs&>(attrs);
     KernelScratch scratch(inputs[0].device());
     kernel::Conv2dParams params = a.params;
+    params.pad_h += kernels.fused_pad_h;
+    params.pad_w += kernels.fused_pad_w;
     params.scratch = scratch.get();
     params.clamp = kernels.clamp;
     params.scale = kernels.scale;

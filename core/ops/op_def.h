@@ -39,6 +39,10 @@ struct NodeKernels {
   // conv2d: the per-channel multiply and clamp after it that entries with
   // KernelEntry::applies_channel_scale apply (Conv2dParams::scale), or null.
   const kernel::ChannelScale* scale = nullptr;
+  // conv2d: rows / columns of zero padding a session's pad fusion added before its input (the
+  // input is then the pad's own input, and the output extent takes the padding after it:
+  // kernel::Conv2dParams), on top of the op's padding.
+  int64_t fused_pad_h = 0, fused_pad_w = 0;
 
   const KernelChain& operator[](size_t i) const { return chains[i]; }
 };

@@ -1,5 +1,6 @@
 // Pad fusion (graph/pad_fusion.h): which chains of constant-block concatenations become one pad
-// pass, and that a fused session gives the unfused session's bits on every backend.
+// pass (or vanish into the conv2d that reads them), and that a fused session gives the unfused
+// session's bits on every backend.
 #include <catch2/catch.hpp>
 #include <map>
 #include <string>
@@ -67,6 +68,44 @@ std::shared_ptr<const Model> padded(const std::vector<Pad>& pads,
     }
   }
   outputs.push_back(b.add1("relu", "tail", {y}, {}));
+  b.set_outputs(outputs);
+  return b.build();
+}
+
+// x (1 x 8 x 16 x 16, precision 8) -> relu "act" -> the chain `pads` -> conv2d "conv" (8
+// output channels, a k x k kernel, `stride`, its own `padding`, `groups`), the output (no clamp
+// after it: clamp fusion stays out); with `also_read`, a relu "other" reads the chain's output
+// too (a second output).
+std::shared_ptr<const Model> padded_conv(const std::vector<Pad>& pads, int64_t k, int64_t stride,
+                                         int64_t padding, int64_t groups,
+                                         bool also_read = false) {
+  ModelBuilder b;
+  const Entry x = b.input({1, 8, 16, 16}, DataType::Int(32), 8);
+  Entry y = b.add1("relu", "act", {x}, {});
+  Shape shape{1, 8, 16, 16};
+  for (const Pad& p : pads) {
+    std::vector<Entry> parts;
+    auto block = [&](int64_t len, const std::string& side) {
+      Shape s = shape;
+      s[p.axis] = len;
+      parts.push_back(b.constant(std::string(p.name) + "_" + side, filled(s, p.value), 8));
+    };
+    if (p.before > 0) block(p.before, "before");
+    parts.push_back(y);
+    if (p.after > 0) block(p.after, "after");
+    y = b.add1("concatenate", p.name, parts, {{"axis", std::to_string(p.axis)}});
+    shape[p.axis] += p.before + p.after;
+  }
+  const Entry w = b.constant("w", t::random_in({8, shape[1] / groups, k, k}, -127, 127, 9), 8);
+  const std::string kk = "(" + std::to_string(k) + ", " + std::to_string(k) + ")";
+  const std::string ss = "(" + std::to_string(stride) + ", " + std::to_string(stride) + ")";
+  const std::string pp = "(" + std::to_string(padding) + ", " + std::to_string(padding) + ")";
+  const Entry conv = b.add1("conv2d", "conv", {y, w},
+                            {{"channels", "8"}, {"kernel_size", kk}, {"strides", ss},
+                             {"padding", pp}, {"groups", std::to_string(groups)},
+                             {"use_bias", "false"}});
+  std::vector<Entry> outputs = {conv};
+  if (also_read) outputs.push_back(b.add1("relu", "other", {y}, {}));
   b.set_outputs(outputs);
   return b.build();
 }
@@ -150,5 +189,51 @@ TEST_CASE("pad fusion: chains that must not fuse keep every node", "[graph][fusi
     o.fuse_pads = false;
     Session s(padded({{"a", 2, 1, 1}, {"b", 3, 1, 1}}), o);
     for (const auto& [node, into] : fused_into(s)) CHECK(into.empty());
+  }
+}
+
+TEST_CASE("pad fusion: a conv2d reading the chain pads its input itself, with the same bits",
+          "[graph][fusion]") {
+  // Every node of the chain is then computed by the conv (fused_into), which reads "act".
+  auto check_conv_takes_it = [](const std::shared_ptr<const Model>& model) {
+    std::map<std::string, t::FusionPlan> by_backend;
+    t::check_fused_equals_unfused(model, &SessionOptions::fuse_pads, &by_backend);
+    for (const auto& [backend, plan] : by_backend) {
+      INFO("backend " << backend);
+      const bool cpu = t::backend_device(backend).is_cpu();  // device sessions run the pass
+      CHECK(plan.at("a") == (cpu ? "conv" : ""));
+      CHECK(plan.at("b") == (cpu ? "conv" : "a"));
+      CHECK(plan.at("conv").empty());
+    }
+  };
+  SECTION("TensorFlow's SAME before a stride-2 depthwise 3x3: one row and column after") {
+    check_conv_takes_it(padded_conv({{"a", 2, 0, 1}, {"b", 3, 0, 1}}, 3, 2, 0, 8));
+  }
+  SECTION("SAME before a stride-2 5x5: one before, two after") {
+    check_conv_takes_it(padded_conv({{"a", 2, 1, 2}, {"b", 3, 1, 2}}, 5, 2, 0, 1));
+  }
+  SECTION("on top of the conv's own padding, more after on one axis") {
+    check_conv_takes_it(padded_conv({{"a", 3, 0, 2}, {"b", 2, 1, 1}}, 3, 1, 1, 2));
+  }
+}
+
+TEST_CASE("pad fusion: a conv2d that cannot take the padding leaves it to the pad pass",
+          "[graph][fusion]") {
+  auto check_pass = [](const std::shared_ptr<const Model>& model) {
+    const auto plan = check_fused_equals_unfused(model);
+    CHECK(plan.at("a").empty());  // the pass
+    CHECK(plan.at("b") == "a");
+  };
+  SECTION("a value other than zero") {
+    check_pass(padded_conv({{"a", 2, 0, 1, -127}, {"b", 3, 0, 1, -127}}, 3, 2, 0, 8));
+  }
+  SECTION("more before the input than after it") {
+    check_pass(padded_conv({{"a", 2, 1, 0}, {"b", 3, 0, 1}}, 3, 2, 0, 8));
+  }
+  SECTION("channels padded too") {
+    check_pass(padded_conv({{"a", 2, 0, 1}, {"b", 1, 0, 8}}, 3, 2, 0, 1));
+  }
+  SECTION("another node reads the padded activation") {
+    check_pass(padded_conv({{"a", 2, 0, 1}, {"b", 3, 0, 1}}, 3, 2, 0, 8, true));
   }
 }

@@ -179,7 +179,7 @@ std::shared_ptr<const Model> make_model(Graph graph, const ModelCost& cost,
 
   m->pad_chains = find_pad_fusions(g, m->param_data);
   std::vector<KeepLive> keep_live;
-  for (const PadFusion& f : m->pad_chains) keep_live.push_back({f.in, f.rest.back()});
+  for (const PadFusion& f : m->pad_chains) keep_live.push_back({f.in, f.reads_in_until()});
   m->plan = plan_memory(g, keep_live);
   const uint64_t planned = m->params_bytes + m->plan.arena_bytes;
   VERIFY(planned <= limits.max_storage_bytes)

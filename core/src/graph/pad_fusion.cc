@@ -68,6 +68,28 @@ std::optional<Link> as_link(const Graph& g, const std::vector<const void*>& para
   return link;
 }
 
+// The conv2d after chain f that can take its padding (PadFusion::conv), or kNoConv. `from`: the
+// place in `order` after the chain's last node.
+uint32_t padding_conv(const Graph& g, const std::vector<uint32_t>& order,
+                      const std::vector<uint32_t>& readers, size_t from, const PadFusion& f) {
+  const Shape &x = g.entries[f.in].shape, &y = g.entries[f.out].shape;
+  if (f.value != 0 || readers[f.out] != 1 || x.ndim() != 4 || f.begin[0] != 0 ||
+      f.begin[1] != 0 || x[0] != y[0] || x[1] != y[1]) {
+    return PadFusion::kNoConv;
+  }
+  for (int d = 2; d < 4; ++d) {
+    if (y[d] - x[d] - f.begin[d] < f.begin[d]) return PadFusion::kNoConv;  // less after
+  }
+  for (size_t k = from; k < order.size(); ++k) {
+    const Node& n = g.nodes[order[k]];
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] != f.out) continue;
+      return n.op_name == "conv2d" && i == 0 ? order[k] : PadFusion::kNoConv;
+    }
+  }
+  return PadFusion::kNoConv;  // a graph output
+}
+
 }  // namespace
 
 std::vector<PadFusion> find_pad_fusions(const Graph& g,
@@ -95,6 +117,7 @@ std::vector<PadFusion> find_pad_fusions(const Graph& g,
       f.out = n.first_entry;
     }
     if (f.rest.empty()) continue;
+    f.conv = padding_conv(g, order, readers, k, f);
     fusions.push_back(f);
     i = k - 1;
   }

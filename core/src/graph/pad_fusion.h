@@ -22,15 +22,26 @@ struct PadFusion {
   uint32_t out = 0;            // entry it writes: the last node's output
   std::vector<int64_t> begin;  // padding before `in` along each axis (in.ndim() values)
   int32_t value = 0;           // the fill value
+  // The conv2d that reads the chain's output, when it can take the padding itself (no_conv
+  // otherwise): a session then computes no node of the chain and runs the conv from `in` with
+  // `begin`'s rows and columns added to its padding before the input, the output extent giving
+  // the padding after it (kernel::Conv2dParams). It can when the value is 0 (conv2d pads with
+  // zeros), only H and W (axes 2, 3) are padded, by no less after the input than before it,
+  // and the conv reads the output as its data (input 0) and nothing else reads it.
+  static constexpr uint32_t kNoConv = UINT32_MAX;
+  uint32_t conv = kNoConv;
+  // The node until which the memory plan keeps `in` live: the conv, else the chain's last node.
+  uint32_t reads_in_until() const { return conv != kNoConv ? conv : rest.back(); }
 };
 
 // The fusable chains of a CVM graph: two or more concatenate nodes that execute one after
 // another (node order, variables aside), each with one activation input and, on either side of
 // it, blocks that are params holding nothing but `value` (the same value along the chain),
 // each padding the previous one's output, which nothing else reads and which is not a graph
-// output. `param_data[eid]` is a param's int32 elements, null for the other entries. None in
-// float graphs. The pass reads `in` while it writes `out`: the memory planner keeps `in` live
-// until the chain's last node (plan_memory's keep_live), so that they lie apart.
+// output; and for each, the conv2d that can take its padding (PadFusion::conv). `param_data[eid]`
+// is a param's int32 elements, null for the other entries. None in float graphs. The pass reads
+// `in` while it writes `out`, the conv while it writes its output: the memory planner keeps `in`
+// live until reads_in_until() (plan_memory's keep_live), so that they lie apart.
 std::vector<PadFusion> find_pad_fusions(const Graph& g,
                                         const std::vector<const void*>& param_data);
 

@@ -250,13 +250,26 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
 }
 
 // Marks the steps of every fusable pad chain: its first node runs one pad kernel call from the
-// chain's activation into its last output; the others are skipped.
+// chain's activation into its last output, the others are skipped; or, on the CPU, where the
+// conv2d reading the chain can take the padding (PadFusion::conv), the conv reads the chain's
+// activation with the padding added to its own, and every node of the chain is skipped.
 void Session::State::fuse_pads(const ChainPolicy& policy) {
   for (const graph::PadFusion& f : m->pad_chains) {
     // Apart: kept so by the plan. Kernel views have at most kMaxKernelDims dimensions (the
     // concatenates, which may merge dimensions, then run as they are).
     if (!graph::apart_in_plan(m->graph, m->plan, f.in, f.out) ||
         f.begin.size() > static_cast<size_t>(kernel::kMaxKernelDims)) {
+      continue;
+    }
+    if (f.conv != graph::PadFusion::kNoConv && device.is_cpu()) {
+      // The conv pads its input itself: it reads the chain's input, and the chain computes
+      // nothing. (Device kernels are not given such calls.)
+      Step& conv = steps[step_index[f.conv]];
+      conv.inputs[0] = entries[f.in];
+      conv.kernels.fused_pad_h = f.begin[2];
+      conv.kernels.fused_pad_w = f.begin[3];
+      steps[step_index[f.first]].fused_into = m->graph.nodes[f.conv].name;
+      for (uint32_t nid : f.rest) steps[step_index[nid]].fused_into = m->graph.nodes[f.conv].name;
       continue;
     }
     Step& pass = mark_pass(Step::Pass::kPad, f.first, f.rest, f.in, f.out, "pad", policy);
