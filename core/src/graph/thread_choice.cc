@@ -17,6 +17,7 @@ void ThreadChoice::reset(size_t steps, int threads, bool measure) {
   best_split_.assign(steps, kNone);
   for (double& t : best_run_) t = kNone;
   mixed_.assign(steps, false);
+  always_split_.assign(steps, false);
   chosen_ = kSplit;
 }
 
@@ -29,7 +30,7 @@ ThreadChoice::Way ThreadChoice::way() const {
 bool ThreadChoice::serial(size_t step) const {
   switch (way()) {
     case kSerial:
-      return true;
+      return !(step < always_split_.size() && always_split_[step]);
     case kSplit:
       return false;
     case kMixed:
@@ -40,7 +41,7 @@ bool ThreadChoice::serial(size_t step) const {
 
 void ThreadChoice::record(size_t step, double micros) {
   if (!measuring() || run_ > 2 * kTrials || step >= best_serial_.size()) return;
-  double& best = way() == kSerial ? best_serial_[step] : best_split_[step];
+  double& best = serial(step) ? best_serial_[step] : best_split_[step];
   if (micros < best) best = micros;
 }
 
@@ -48,6 +49,11 @@ void ThreadChoice::end_run(double micros) {
   if (decided()) return;
   if (measuring() && micros < best_run_[way()]) best_run_[way()] = micros;
   ++run_;
+  if (run_ == 3) {  // after the first serial and split runs
+    for (size_t i = 0; i < always_split_.size(); ++i) {
+      always_split_[i] = best_split_[i] < kClearly * best_serial_[i];
+    }
+  }
   if (run_ == 2 * kTrials + 1) {
     for (size_t i = 0; i < mixed_.size(); ++i) {
       mixed_[i] = !(best_split_[i] < kMargin * best_serial_[i]);

@@ -18,12 +18,16 @@ namespace graph {
 // each node and each run; a node is "mixed"-split if its best split time beat its best serial
 // time by kMargin. kTrials runs of that mixed choice follow, and the session keeps whichever of
 // the three (serial, split, mixed) had the fastest run: a node's time in the mixed runs is not
-// the time it had among neighbours that all ran one way, so the whole runs decide. Results are
-// the same bits either way (kernels never split inside a reduction).
+// the time it had among neighbours that all ran one way, so the whole runs decide. A node that
+// ran split in under kClearly of its serial time in the first two runs runs split in the later
+// "serial" runs too (and in the serial way): with many cores, a large model's serial runs
+// would otherwise cost many times its split ones. Results are the same bits every way (kernels
+// never split inside a reduction).
 class ThreadChoice {
  public:
   static constexpr int kTrials = 3;
   static constexpr double kMargin = 0.9;
+  static constexpr double kClearly = 0.5;
   static constexpr int kMeasuringRuns = 3 * kTrials;
 
   // Starts over for `steps` nodes run with `threads` threads (the pool's count): measuring when
@@ -53,6 +57,7 @@ class ThreadChoice {
   std::vector<double> best_serial_, best_split_;  // per node
   double best_run_[3] = {};                       // per Way
   std::vector<bool> mixed_;                       // the mixed choice: serial, per node
+  std::vector<bool> always_split_;                // split in serial runs from run 3 on
   Way chosen_ = kSplit;
 };
 
