@@ -20,7 +20,7 @@ struct ChannelScale {
 // "conv2d" (int32): inputs x (N, C, H, W), w (OC, C/groups, KH, KW) and, when there are three
 // inputs, bias (OC); output (N, OC, OH, OW), whose extents the op layer computed. Zero
 // padding: pad_h rows before the input and, after it, as many as the output's windows reach
-// (pad_h for the conv2d op; more when a session fuses an asymmetric pad into the call, e.g.
+// (pad_h for the conv2d op; more when a CPU session fuses an asymmetric pad into the call, e.g.
 // TensorFlow's "SAME" padding of a stride-2 convolution, graph/pad_fusion.h); columns likewise.
 // Every value is >= 1 except the paddings (>= 0).
 struct Conv2dParams {
