@@ -560,6 +560,14 @@ void transform_cases(const std::string& op, Cases& c, Gen& g, DataType t) {
     c.add({x({5, 7})});
     c.add({x({33, 17})});
     c.add({x({2, 3, 4, 5})}, {{"axes", "(0, 2, 3, 1)"}});
+    // NHWC images into NCHW planes: rows gathering every 2nd, 3rd or 4th element, with tails
+    // of 0 to 16 elements after the vectors and rows of fewer than 17.
+    for (int64_t channels : {2, 3, 4}) {
+      for (const Shape& hw : {Shape{7, 37}, Shape{2, 16}, Shape{1, 17}, Shape{3, 5}}) {
+        c.add({x({1, hw[0], hw[1], channels})}, {{"axes", "(0, 3, 1, 2)"}}, "NHWC to NCHW");
+      }
+    }
+    c.add({x({1, 8, 8, 3}).slice(2, 0, 8, 2)}, {{"axes", "(0, 3, 1, 2)"}}, "NHWC, every 2nd pixel");
     c.add({strided}, {{"axes", "(2, 0, 1)"}}, "transposed input");
     c.add({sliced}, {}, "sliced input");
     c.add({x({0, 3})});

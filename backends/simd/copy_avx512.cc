@@ -1,0 +1,86 @@
+// Same-dtype copy of 4-byte elements on AVX-512: rows that gather every 2nd, 3rd or 4th input
+// element (an NHWC image's channels into NCHW planes) by two-table permutes, 16 at a time;
+// other rows as the reference copies them (bits only, no arithmetic).
+#include "immintrin_avx512.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "simd_kernels.h"
+
+namespace cvm {
+namespace kernel {
+namespace simd {
+namespace {
+
+// clang-format off
+#include "kernel_loops.inc"
+// clang-format on
+
+constexpr int64_t kElem = 4;
+constexpr int64_t kLanes = 16;
+
+// Lanes j of the result: element j * K of the 16 * K elements at `in` (K = 2, 3, 4).
+template <int K>
+__m512i gather_every(const char* in) {
+  auto load = [in](int v) { return _mm512_loadu_si512(in + v * 64); };
+  if constexpr (K == 2) {
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4,
+                                          2, 0);
+    return _mm512_permutex2var_epi32(load(0), even, load(1));
+  } else if constexpr (K == 3) {
+    // Lanes 0-10 from the first two vectors (elements 0, 3, ..., 30), then lanes 11-15 from
+    // the third (elements 33, ..., 45: its lanes 1, 4, ..., 13), index 16 + lane.
+    const __m512i first = _mm512_set_epi32(0, 0, 0, 0, 0, 30, 27, 24, 21, 18, 15, 12, 9, 6, 3, 0);
+    const __m512i then = _mm512_set_epi32(29, 26, 23, 20, 17, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    return _mm512_permutex2var_epi32(_mm512_permutex2var_epi32(load(0), first, load(1)), then,
+                                     load(2));
+  } else {
+    // Lanes 0-7 of each pair of vectors (elements 0, 4, ..., 28), then the low halves joined.
+    const __m512i every4 = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 28, 24, 20, 16, 12, 8, 4, 0);
+    const __m512i lo = _mm512_permutex2var_epi32(load(0), every4, load(1));
+    const __m512i hi = _mm512_permutex2var_epi32(load(2), every4, load(3));
+    return _mm512_shuffle_i64x2(lo, hi, 0x44);  // 128-bit blocks lo 0, 1, hi 0, 1
+  }
+}
+
+// n contiguous outputs from every K-th input element. The vectors read 16 * K elements from the
+// group's first, past the last one the group needs by K - 1: a vector group runs only while a
+// later element of the row follows, which lies beyond everything it reads.
+template <int K>
+void gather_row(char* out, const char* in, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanes < n; i += kLanes) {
+    _mm512_storeu_si512(out + i * kElem, gather_every<K>(in + i * K * kElem));
+  }
+  for (; i < n; ++i) std::memcpy(out + i * kElem, in + i * K * kElem, kElem);
+}
+
+void copy_row(char* const* ptr, int64_t n, const int64_t* step) {
+  char* out = ptr[0];
+  const char* in = ptr[1];
+  if (step[0] == kElem) {
+    if (step[1] == kElem) {
+      std::memmove(out, in, static_cast<size_t>(n * kElem));
+      return;
+    }
+    if (step[1] == 2 * kElem) return gather_row<2>(out, in, n);
+    if (step[1] == 3 * kElem) return gather_row<3>(out, in, n);
+    if (step[1] == 4 * kElem) return gather_row<4>(out, in, n);
+  }
+  for (int64_t i = 0; i < n; ++i, out += step[0], in += step[1]) std::memcpy(out, in, kElem);
+}
+
+}  // namespace
+
+KernelStatus copy_b32__avx512(const KernelCall& call) {
+  const TensorView* views[2] = {&call.outputs[0], &call.inputs[0]};
+  parallel_items(call, numel_of(call.outputs[0]), 1, [&](int64_t begin, int64_t end) {
+    for_each_row_range(views, begin, end, copy_row);
+  });
+  return KernelStatus::kDone;
+}
+
+}  // namespace simd
+}  // namespace kernel
+}  // namespace cvm
