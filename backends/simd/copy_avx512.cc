@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "copy_rows.h"
 #include "simd_kernels.h"
 
 namespace cvm {
@@ -17,8 +18,7 @@ namespace {
 #include "kernel_loops.inc"
 // clang-format on
 
-constexpr int64_t kElem = 4;
-constexpr int64_t kLanes = 16;
+constexpr int kLanes = 16;
 
 // Lanes j of the result: element j * K of the 16 * K elements at `in` (K = 2, 3, 4).
 template <int K>
@@ -44,31 +44,12 @@ __m512i gather_every(const char* in) {
   }
 }
 
-// n contiguous outputs from every K-th input element. The vectors read 16 * K elements from the
-// group's first, past the last one the group needs by K - 1: a vector group runs only while a
-// later element of the row follows, which lies beyond everything it reads.
-template <int K>
-void gather_row(char* out, const char* in, int64_t n) {
-  int64_t i = 0;
-  for (; i + kLanes < n; i += kLanes) {
-    _mm512_storeu_si512(out + i * kElem, gather_every<K>(in + i * K * kElem));
-  }
-  for (; i < n; ++i) std::memcpy(out + i * kElem, in + i * K * kElem, kElem);
-}
-
+// A row of the copy (copy_rows.h), 16 outputs a vector. The gather is a template instantiated
+// here with this file's lambda only, so no other ISA's build of it can stand in for it.
 void copy_row(char* const* ptr, int64_t n, const int64_t* step) {
-  char* out = ptr[0];
-  const char* in = ptr[1];
-  if (step[0] == kElem) {
-    if (step[1] == kElem) {
-      std::memmove(out, in, static_cast<size_t>(n * kElem));
-      return;
-    }
-    if (step[1] == 2 * kElem) return gather_row<2>(out, in, n);
-    if (step[1] == 3 * kElem) return gather_row<3>(out, in, n);
-    if (step[1] == 4 * kElem) return gather_row<4>(out, in, n);
-  }
-  for (int64_t i = 0; i < n; ++i, out += step[0], in += step[1]) std::memcpy(out, in, kElem);
+  copy_row_b32<kLanes>(ptr, n, step, [](char* out, const char* in, auto k) {
+    _mm512_storeu_si512(out, gather_every<decltype(k)::value>(in));
+  });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "copy_rows.h"
 #include "strided_loop.h"
 #include "wasm_kernels.h"
 
@@ -13,8 +14,6 @@ namespace cvm {
 namespace kernel {
 namespace wasm {
 namespace {
-
-constexpr int64_t kElem = 4;
 
 // Lanes j of the result: element j * K of the 4 * K elements at `in` (K = 2, 3, 4).
 template <int K>
@@ -33,33 +32,14 @@ v128_t gather_every(const char* in) {
   }
 }
 
-// n contiguous outputs from every K-th input element. The vectors read 4 * K elements from the
-// group's first, past the last one the group needs by K - 1: a vector group runs only while a
-// later element of the row follows, which lies beyond everything it reads.
-template <int K>
-void gather_row(char* out, const char* in, int64_t n) {
-  int64_t i = 0;
-  for (; i + 4 < n; i += 4) wasm_v128_store(out + i * kElem, gather_every<K>(in + i * K * kElem));
-  for (; i < n; ++i) std::memcpy(out + i * kElem, in + i * K * kElem, kElem);
-}
-
 }  // namespace
 
 KernelStatus copy_b32__wasm_simd128(const KernelCall& call) {
   const TensorView* const views[2] = {&call.outputs[0], &call.inputs[0]};
   for_each_row(views, [](char* const* ptr, int64_t n, const int64_t* step) {
-    char* out = ptr[0];
-    const char* in = ptr[1];
-    if (step[0] == kElem) {
-      if (step[1] == kElem) {
-        std::memmove(out, in, static_cast<size_t>(n * kElem));
-        return;
-      }
-      if (step[1] == 2 * kElem) return gather_row<2>(out, in, n);
-      if (step[1] == 3 * kElem) return gather_row<3>(out, in, n);
-      if (step[1] == 4 * kElem) return gather_row<4>(out, in, n);
-    }
-    for (int64_t i = 0; i < n; ++i, out += step[0], in += step[1]) std::memcpy(out, in, kElem);
+    copy_row_b32<4>(ptr, n, step, [](char* out, const char* in, auto k) {
+      wasm_v128_store(out, gather_every<decltype(k)::value>(in));
+    });
   });
   return KernelStatus::kDone;
 }
