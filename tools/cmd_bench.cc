@@ -284,7 +284,7 @@ int run_bench(const std::vector<std::string>& words) {
   std::printf("runs:    %lld (after %lld warmup, %lld measuring the thread choice)\n",
               static_cast<long long>(runs), static_cast<long long>(warmup),
               static_cast<long long>(measuring));
-  if (num_threads() > 1) {
+  if (num_threads() > 1 && session.device().is_cpu()) {
     std::printf("threads: %zu of %zu nodes split over %d threads, the rest measured faster on "
                 "one\n",
                 split_nodes(session), session.kernel_plan().size(), num_threads());

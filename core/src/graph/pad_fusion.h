@@ -22,7 +22,7 @@ struct PadFusion {
   uint32_t out = 0;            // entry it writes: the last node's output
   std::vector<int64_t> begin;  // padding before `in` along each axis (in.ndim() values)
   int32_t value = 0;           // the fill value
-  // The conv2d that reads the chain's output, when it can take the padding itself (no_conv
+  // The conv2d that reads the chain's output, when it can take the padding itself (kNoConv
   // otherwise): a session then computes no node of the chain and runs the conv from `in` with
   // `begin`'s rows and columns added to its padding before the input, the output extent giving
   // the padding after it (kernel::Conv2dParams). It can when the value is 0 (conv2d pads with
