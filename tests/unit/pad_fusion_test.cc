@@ -38,21 +38,15 @@ NDArray filled(const Shape& shape, int32_t value) {
   return a;
 }
 
-// x (1 x 4 x 16 x 16, precision 8) -> relu "act" -> the chain `pads` -> relu "tail". The
-// outputs: tail, plus the chain nodes named in `also_output`. `odd_block` puts one other value
-// into the first block of the node of that name.
-std::shared_ptr<const Model> padded(const std::vector<Pad>& pads,
-                                    const std::vector<std::string>& also_output = {},
-                                    const std::string& odd_block = "") {
-  ModelBuilder b;
-  const Entry x = b.input({1, 4, 16, 16}, DataType::Int(32), 8);
-  Entry y = b.add1("relu", "act", {x}, {});
-  Shape shape{1, 4, 16, 16};
-  std::vector<Entry> outputs;
+// Appends the chain `pads` after `y` (of `*shape`, which becomes the chain's output shape) and
+// returns its output; each concatenated node is also appended to `nodes` when given. `odd_block`
+// puts one other value into the first block of the node of that name.
+Entry pad_chain(ModelBuilder& b, Entry y, Shape* shape, const std::vector<Pad>& pads,
+                std::vector<Entry>* nodes = nullptr, const std::string& odd_block = "") {
   for (const Pad& p : pads) {
     std::vector<Entry> parts;
     auto block = [&](int64_t len, const std::string& side) {
-      Shape s = shape;
+      Shape s = *shape;
       s[p.axis] = len;
       NDArray v = filled(s, p.value);
       if (odd_block == p.name && parts.empty()) static_cast<int32_t*>(v.mutable_data())[0] += 1;
@@ -62,9 +56,26 @@ std::shared_ptr<const Model> padded(const std::vector<Pad>& pads,
     parts.push_back(y);
     if (p.after > 0) block(p.after, "after");
     y = b.add1("concatenate", p.name, parts, {{"axis", std::to_string(p.axis)}});
-    shape[p.axis] += p.before + p.after;
+    (*shape)[p.axis] += p.before + p.after;
+    if (nodes != nullptr) nodes->push_back(y);
+  }
+  return y;
+}
+
+// x (1 x 4 x 16 x 16, precision 8) -> relu "act" -> the chain `pads` -> relu "tail". The
+// outputs: tail, plus the chain nodes named in `also_output`. `odd_block` puts one other value
+// into the first block of the node of that name.
+std::shared_ptr<const Model> padded(const std::vector<Pad>& pads,
+                                    const std::vector<std::string>& also_output = {},
+                                    const std::string& odd_block = "") {
+  ModelBuilder b;
+  const Entry x = b.input({1, 4, 16, 16}, DataType::Int(32), 8);
+  Shape shape{1, 4, 16, 16};
+  std::vector<Entry> nodes, outputs;
+  const Entry y = pad_chain(b, b.add1("relu", "act", {x}, {}), &shape, pads, &nodes, odd_block);
+  for (size_t i = 0; i < pads.size(); ++i) {
     for (const std::string& o : also_output) {
-      if (o == p.name) outputs.push_back(y);
+      if (o == pads[i].name) outputs.push_back(nodes[i]);
     }
   }
   outputs.push_back(b.add1("relu", "tail", {y}, {}));
@@ -81,28 +92,13 @@ std::shared_ptr<const Model> padded_conv(const std::vector<Pad>& pads, int64_t k
                                          bool also_read = false) {
   ModelBuilder b;
   const Entry x = b.input({1, 8, 16, 16}, DataType::Int(32), 8);
-  Entry y = b.add1("relu", "act", {x}, {});
   Shape shape{1, 8, 16, 16};
-  for (const Pad& p : pads) {
-    std::vector<Entry> parts;
-    auto block = [&](int64_t len, const std::string& side) {
-      Shape s = shape;
-      s[p.axis] = len;
-      parts.push_back(b.constant(std::string(p.name) + "_" + side, filled(s, p.value), 8));
-    };
-    if (p.before > 0) block(p.before, "before");
-    parts.push_back(y);
-    if (p.after > 0) block(p.after, "after");
-    y = b.add1("concatenate", p.name, parts, {{"axis", std::to_string(p.axis)}});
-    shape[p.axis] += p.before + p.after;
-  }
+  const Entry y = pad_chain(b, b.add1("relu", "act", {x}, {}), &shape, pads);
   const Entry w = b.constant("w", t::random_in({8, shape[1] / groups, k, k}, -127, 127, 9), 8);
-  const std::string kk = "(" + std::to_string(k) + ", " + std::to_string(k) + ")";
-  const std::string ss = "(" + std::to_string(stride) + ", " + std::to_string(stride) + ")";
-  const std::string pp = "(" + std::to_string(padding) + ", " + std::to_string(padding) + ")";
+  auto pair = [](int64_t v) { return "(" + std::to_string(v) + ", " + std::to_string(v) + ")"; };
   const Entry conv = b.add1("conv2d", "conv", {y, w},
-                            {{"channels", "8"}, {"kernel_size", kk}, {"strides", ss},
-                             {"padding", pp}, {"groups", std::to_string(groups)},
+                            {{"channels", "8"}, {"kernel_size", pair(k)}, {"strides", pair(stride)},
+                             {"padding", pair(padding)}, {"groups", std::to_string(groups)},
                              {"use_bias", "false"}});
   std::vector<Entry> outputs = {conv};
   if (also_read) outputs.push_back(b.add1("relu", "other", {y}, {}));
