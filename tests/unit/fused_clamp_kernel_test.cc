@@ -501,6 +501,12 @@ const std::vector<ConvCase>& int8_conv_cases() {
       {1, 4, 10, 24, 4, 5, 1, 2, 1, 4, false},    // depthwise quads, flat rows: 5x5
       {1, 20, 7, 56, 20, 3, 2, 1, 1, 20, true},   // depthwise quads stride 2: 28 of 32 outputs
       {1, 17, 5, 40, 17, 3, 4, 1, 1, 17, false},  // depthwise quads stride 4: 10 of 16 outputs
+      {1, 32, 14, 14, 32, 3, 1, 1, 1, 32, true},  // channel quads: 14 x 14, two blocks
+      {2, 21, 7, 7, 21, 3, 1, 1, 1, 21, false},   // channel quads: 7 x 7, batch 2, 5 of 16
+      {1, 40, 28, 28, 40, 3, 2, 1, 1, 40, true},  // channel quads stride 2: 28 -> 14
+      {1, 17, 9, 13, 17, 5, 1, 2, 1, 17, true},   // channel quads 5x5: two per kernel row
+      {1, 16, 13, 26, 16, 3, 4, 1, 1, 16, false}, // channel quads stride 4: 7 outputs a row
+      {1, 3, 8, 10, 3, 3, 1, 1, 1, 3, true},      // channel quads, 3 of 16 channels
   };
   return cases;
 }
@@ -559,6 +565,43 @@ TEST_CASE("fused clamp: depthwise biases at the int32 edges keep the clamp's own
       check_int8_entry(e, in, &p, true, want);
       p.clamp = nullptr;
     }
+  }
+}
+
+TEST_CASE("fused clamp: depthwise entries on int8 views whose rows are not consecutive",
+          "[kernels][fusion]") {
+  // x: the first columns of wider images, int8 and int32 alike; channels in lanes pack such
+  // views a row at a time (the int32 call narrows x into consecutive rows first).
+  const CvmClampParams clamp{6, -128, 127};
+  uint64_t seed = 1450;
+  for (const ConvCase& v : {ConvCase{1, 17, 7, 7, 17, 3, 1, 1, 1, 17, true},
+                            ConvCase{2, 20, 9, 9, 20, 3, 2, 1, 1, 20, false},
+                            ConvCase{1, 16, 6, 19, 16, 3, 1, 1, 1, 16, true}}) {
+    INFO(describe(v));
+    std::vector<NDArray> in = int8_conv_inputs(v, seed += 3);
+    const NDArray wide = random_in({v.n, v.c, v.h, v.w + 21}, -128, 127, seed + 2);
+    in[0] = wide.slice(3, 0, v.w, 1);
+    std::vector<NDArray> in8 = in;
+    in8[0] = as_int8(wide).slice(3, 0, v.w, 1);
+    kernel::Conv2dParams p{v.stride, v.stride, v.pad, v.pad, 1, 1, v.groups, nullptr};
+    const NDArray want = expected("conv2d", in, output_shape(v), &p, clamp);
+    at_thread_counts([&] {
+      for (const kernel::KernelEntry& e : int8_entries("conv2d")) {
+        INFO("entry " << e.name << " threads " << num_threads());
+        test::PoisonedScratch scratch;
+        p.scratch = scratch.get();
+        p.clamp = &clamp;
+        NDArray got32 = NDArray::empty(want.shape(), DataType::Int(8));
+        const KernelStatus status = poisoned_call(e.fn, in, got32, &p, nullptr);
+        NDArray got8 = NDArray::empty(want.shape(), DataType::Int(8));
+        CHECK(poisoned_call(e.fn, in8, got8, &p, nullptr) == status);
+        if (status == KernelStatus::kDone) {
+          CHECK(test::bit_equal(got32, as_int8(want)));
+          CHECK(test::bit_equal(got8, as_int8(want)));
+        }
+        p.clamp = nullptr;
+      }
+    });
   }
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cvm/allocator.h"
+#include "cvm/array_ops.h"
 #include "cvm/error.h"
 #include "cvm/op.h"
 #include "cvm/registry.h"
@@ -82,6 +83,7 @@ struct Kernel {
   KernelFn fn;
   kernel::PrepackFn prepack;
   bool emulated;  // not a table entry: compared on every call, not only on what follows
+  bool int8_x;    // takes int8 activations (KernelEntry::takes_int8_activations)
 };
 
 // A weight packed by a kernel's prepack function (KernelCall::prepacked); empty when it
@@ -148,7 +150,7 @@ std::vector<Kernel> gemm_kernels(const char* op) {
     const kernel::KernelEntry& e = simd.entries[i];
     if (std::strcmp(op, e.op) != 0 || e.dtype != kernel::ElemType::kInt32) continue;
     if ((have & e.required_features) == e.required_features) {
-      found.push_back({e.name, e.fn, e.prepack, false});
+      found.push_back({e.name, e.fn, e.prepack, false, e.takes_int8_activations});
     } else {
       WARN("skipping " << e.name << ": CPU lacks it");
     }
@@ -160,7 +162,7 @@ std::vector<Kernel> gemm_kernels(const char* op) {
                           : kernel::simd::dense_i8i32__amx_emulated,
                      conv ? kernel::simd::conv2d_i8i32__amx_emulated_prepack
                           : kernel::simd::dense_i8i32__amx_emulated_prepack,
-                     true});
+                     true, true});
   }
 #else
   (void)op;
@@ -198,6 +200,7 @@ int64_t out_extent(int64_t in, int64_t pad, int64_t dil, int64_t k, int64_t stri
 }
 
 // Compares every conv2d kernel with the reference on one case; `x`/`w` may be any views.
+// Where x lies within int8, the kernels that take int8 activations get it as int8 too.
 void check_conv(const ConvCase& cc, const NDArray& x, const NDArray& w, const NDArray& b,
                 bool lend = true) {
   kernel::Conv2dParams prm{cc.sh, cc.sw, cc.ph, cc.pw, cc.dh, cc.dw, cc.groups, nullptr};
@@ -207,6 +210,12 @@ void check_conv(const ConvCase& cc, const NDArray& x, const NDArray& w, const ND
   if (cc.bias) in.push_back(b);
   NDArray want = NDArray::zeros(ys, DataType::Int(32));
   run(scalar_fn("conv2d"), in, want, &prm);
+  const auto x_range = value_range(x);
+  std::vector<NDArray> in8;
+  if (x_range.first >= -128 && x_range.second <= 127) {
+    in8 = in;
+    in8[0] = cvm::cast(x, DataType::Int(8));
+  }
   for (const Kernel& k : gemm_kernels("conv2d")) {
     TestScratch scratch(lend);
     prm.scratch = scratch.get();
@@ -217,6 +226,13 @@ void check_conv(const ConvCase& cc, const NDArray& x, const NDArray& w, const ND
       INFO(k.name << " " << cc.str() << " threads " << num_threads() << " scratch "
                   << scratch.requested());
       REQUIRE(test::bit_equal(got, want));
+      if (k.int8_x && !in8.empty()) {  // the reference takes no int8 x: a decline is left
+        std::memset(got.mutable_data(), 0x5A, static_cast<size_t>(got.numel() * 4));
+        if (test::call_kernel(k.fn, in8, got, &prm) == kernel::KernelStatus::kDone) {
+          INFO("int8 x");
+          REQUIRE(test::bit_equal(got, want));
+        }
+      }
     }
     INFO(k.name << " " << cc.str() << " threads " << num_threads());
     // The Winograd entry packs the 3x3 stride-1 single-group layers it runs, and only those.
@@ -333,6 +349,15 @@ std::vector<ConvCase> depthwise_cases() {
       {1, 16, 6, 28, 16, 3, 3, 1, 1, 1, 1, 1, 1, 16, true},   // 28 wide
       {1, 40, 5, 23, 40, 3, 3, 1, 1, 1, 1, 1, 1, 40, false},  // 23 wide, 40 channels
       {1, 16, 4, 16, 16, 1, 3, 1, 1, 0, 1, 1, 1, 16, true},   // width 16: one vector a row
+      // Channel quads (int8 values, stride_w 1, 2 or 4): quads per kernel row and their steps.
+      {1, 17, 9, 12, 17, 5, 5, 1, 1, 2, 2, 1, 1, 17, true},   // 5x5: two quads a row
+      {1, 16, 6, 10, 16, 1, 7, 1, 1, 0, 3, 1, 1, 16, false},  // 1x7: quads of 4 and 3 taps
+      {1, 16, 5, 14, 16, 1, 9, 1, 2, 0, 4, 1, 1, 16, true},   // 1x9 stride 2: three quads
+      {1, 17, 8, 8, 17, 2, 2, 2, 2, 0, 0, 1, 1, 17, true},    // 2x2 stride 2, no padding
+      {1, 16, 11, 26, 16, 3, 3, 1, 4, 1, 1, 1, 1, 16, true},  // strides 1 x 4
+      {1, 16, 11, 12, 16, 3, 3, 3, 1, 1, 1, 1, 1, 16, false}, // strides 3 x 1
+      {1, 16, 10, 10, 16, 3, 3, 1, 1, 2, 1, 2, 1, 16, true},  // dilation 2 x 1
+      {3, 33, 7, 7, 33, 3, 3, 1, 1, 4, 4, 1, 1, 33, true},    // padding beyond the kernel
   };
 }
 
