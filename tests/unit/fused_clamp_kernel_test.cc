@@ -568,43 +568,6 @@ TEST_CASE("fused clamp: depthwise biases at the int32 edges keep the clamp's own
   }
 }
 
-TEST_CASE("fused clamp: depthwise entries on int8 views whose rows are not consecutive",
-          "[kernels][fusion]") {
-  // x: the first columns of wider images, int8 and int32 alike; channels in lanes pack such
-  // views a row at a time (the int32 call narrows x into consecutive rows first).
-  const CvmClampParams clamp{6, -128, 127};
-  uint64_t seed = 1450;
-  for (const ConvCase& v : {ConvCase{1, 17, 7, 7, 17, 3, 1, 1, 1, 17, true},
-                            ConvCase{2, 20, 9, 9, 20, 3, 2, 1, 1, 20, false},
-                            ConvCase{1, 16, 6, 19, 16, 3, 1, 1, 1, 16, true}}) {
-    INFO(describe(v));
-    std::vector<NDArray> in = int8_conv_inputs(v, seed += 3);
-    const NDArray wide = random_in({v.n, v.c, v.h, v.w + 21}, -128, 127, seed + 2);
-    in[0] = wide.slice(3, 0, v.w, 1);
-    std::vector<NDArray> in8 = in;
-    in8[0] = as_int8(wide).slice(3, 0, v.w, 1);
-    kernel::Conv2dParams p{v.stride, v.stride, v.pad, v.pad, 1, 1, v.groups, nullptr};
-    const NDArray want = expected("conv2d", in, output_shape(v), &p, clamp);
-    at_thread_counts([&] {
-      for (const kernel::KernelEntry& e : int8_entries("conv2d")) {
-        INFO("entry " << e.name << " threads " << num_threads());
-        test::PoisonedScratch scratch;
-        p.scratch = scratch.get();
-        p.clamp = &clamp;
-        NDArray got32 = NDArray::empty(want.shape(), DataType::Int(8));
-        const KernelStatus status = poisoned_call(e.fn, in, got32, &p, nullptr);
-        NDArray got8 = NDArray::empty(want.shape(), DataType::Int(8));
-        CHECK(poisoned_call(e.fn, in8, got8, &p, nullptr) == status);
-        if (status == KernelStatus::kDone) {
-          CHECK(test::bit_equal(got32, as_int8(want)));
-          CHECK(test::bit_equal(got8, as_int8(want)));
-        }
-        p.clamp = nullptr;
-      }
-    });
-  }
-}
-
 TEST_CASE("fused clamp: dense entries take int8 activations and equal the int32 call",
           "[kernels][fusion]") {
   struct DenseCase {
@@ -682,12 +645,15 @@ TEST_CASE("fused clamp: an int8 output without a clamp that fits it, or with a s
 
 TEST_CASE("fused clamp: int8 activation views with strides equal the int32 call",
           "[kernels][fusion]") {
-  // x and y as every other column of wider int8 arrays (element stride 2): the strided loads
-  // and stores, which must leave the columns between untouched.
+  // y as every other column of a wider int8 array (element stride 2), x too or as the first
+  // columns of longer rows: the strided loads and stores, which must leave the columns between
+  // untouched, and rows packed one at a time.
   const std::vector<ConvCase> cases = {
       {1, 16, 9, 20, 16, 3, 1, 1, 1, 1, true},    // tiles
       {1, 16, 6, 40, 16, 3, 1, 1, 1, 16, true},   // depthwise columns
-      {1, 16, 9, 13, 16, 3, 2, 1, 1, 16, false},  // depthwise channels
+      {1, 16, 9, 13, 16, 3, 2, 1, 1, 16, false},  // depthwise channels (quads for longer rows)
+      {1, 17, 7, 7, 17, 3, 1, 1, 1, 17, true},    // depthwise channel quads
+      {2, 20, 9, 9, 20, 3, 2, 1, 1, 20, false},   // depthwise channel quads, stride 2
       {1, 8, 7, 7, 8, 3, 1, 1, 1, 2, true},       // int32 tiles
   };
   const CvmClampParams clamp{4, -128, 127};
@@ -699,35 +665,40 @@ TEST_CASE("fused clamp: int8 activation views with strides equal the int32 call"
     kernel::Conv2dParams p{v.stride, v.stride, v.pad, v.pad, v.dilation, v.dilation,
                            v.groups, nullptr};
     const NDArray want = as_int8(expected("conv2d", in, ys, &p, clamp));
-    // x: columns 2j of a (n, c, h, 2w) int8 array whose odd columns are garbage.
-    NDArray wide_x = random_in({v.n, v.c, v.h, 2 * v.w}, -128, 127, seed + 1);
-    wide_x = as_int8(wide_x);
-    NDArray x = wide_x.slice(3, 0, 2 * v.w, 2);
-    x.copy_from(as_int8(in[0]));
-    const std::vector<NDArray> in8 = v.bias ? std::vector<NDArray>{x, in[1], in[2]}
-                                            : std::vector<NDArray>{x, in[1]};
-    at_thread_counts([&] {
-      for (const kernel::KernelEntry& e : int8_entries("conv2d")) {
-        INFO("entry " << e.name << " threads " << num_threads());
-        test::PoisonedScratch scratch;
-        p.scratch = scratch.get();
-        p.clamp = &clamp;
-        NDArray wide_y = NDArray::empty({ys[0], ys[1], ys[2], 2 * ys[3]}, DataType::Int(8));
-        std::memset(wide_y.mutable_data(), 0x5A, wide_y.nbytes());
-        NDArray y = wide_y.slice(3, 0, 2 * ys[3], 2);
-        const KernelStatus s = call_kernel(e.fn, in8, y, &p);
-        p.clamp = nullptr;
-        p.scratch = nullptr;
-        NDArray poison = NDArray::empty(wide_y.shape(), DataType::Int(8));
-        std::memset(poison.mutable_data(), 0x5A, poison.nbytes());
-        if (s == KernelStatus::kDeclined) {
-          CHECK(test::bit_equal(wide_y, poison));
-          continue;
+    // x: columns 2j of a (n, c, h, 2w) int8 array whose odd columns are garbage, or columns
+    // [0, w) of a (n, c, h, w + 21) one.
+    for (const int64_t step : {2, 1}) {
+      INFO("x column step " << step);
+      const int64_t wide_w = step == 2 ? 2 * v.w : v.w + 21;
+      NDArray wide_x = as_int8(random_in({v.n, v.c, v.h, wide_w}, -128, 127, seed + 1));
+      NDArray x = wide_x.slice(3, 0, step * v.w, step);
+      x.copy_from(as_int8(in[0]));
+      const std::vector<NDArray> in8 = v.bias ? std::vector<NDArray>{x, in[1], in[2]}
+                                              : std::vector<NDArray>{x, in[1]};
+      at_thread_counts([&] {
+        for (const kernel::KernelEntry& e : int8_entries("conv2d")) {
+          INFO("entry " << e.name << " threads " << num_threads());
+          test::PoisonedScratch scratch;
+          p.scratch = scratch.get();
+          p.clamp = &clamp;
+          NDArray wide_y = NDArray::empty({ys[0], ys[1], ys[2], 2 * ys[3]}, DataType::Int(8));
+          std::memset(wide_y.mutable_data(), 0x5A, wide_y.nbytes());
+          NDArray y = wide_y.slice(3, 0, 2 * ys[3], 2);
+          const KernelStatus s = call_kernel(e.fn, in8, y, &p);
+          p.clamp = nullptr;
+          p.scratch = nullptr;
+          NDArray poison = NDArray::empty(wide_y.shape(), DataType::Int(8));
+          std::memset(poison.mutable_data(), 0x5A, poison.nbytes());
+          if (s == KernelStatus::kDeclined) {
+            CHECK(test::bit_equal(wide_y, poison));
+            continue;
+          }
+          CHECK(test::bit_equal(y, want));
+          const NDArray between = wide_y.slice(3, 1, 2 * ys[3], 2);
+          CHECK(test::bit_equal(between, poison.slice(3, 1, 2 * ys[3], 2)));
         }
-        CHECK(test::bit_equal(y, want));
-        CHECK(test::bit_equal(wide_y.slice(3, 1, 2 * ys[3], 2), poison.slice(3, 1, 2 * ys[3], 2)));
-      }
-    });
+      });
+    }
   }
 }
 
