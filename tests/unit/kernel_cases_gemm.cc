@@ -135,7 +135,7 @@ std::vector<OpCase> conv2d_int_cases() {
       {{1, 4, 6, 40, 4, 1, 1, 2, 2, 0, 0, 1, 1, 4, true}, Ints::kInt8, P, P,
        "depthwise column lanes, 1x1 stride 2: an unread phase"},
       // Depthwise quads (VNNI: vpdpbusd on four taps of a row) for int8 values, else columns;
-      // fused_clamp_kernel_test.cc adds strides 2 and 4 and 5x5 on int8 views.
+      // int8_activation_kernel_test.cc adds strides 2 and 4 and 5x5 on int8 views.
       {{1, 3, 7, 150, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3, true}, Ints::kInt8Edges, P, P,
        "depthwise quads: 3 groups of 64 outputs, int8 extremes"},
       {{1, 3, 12, 80, 3, 2, 7, 3, 1, 1, 3, 2, 1, 3, false}, Ints::kInt8, P, P,
