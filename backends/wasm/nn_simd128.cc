@@ -310,7 +310,7 @@ KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call) {
   const TensorView& y = call.outputs[0];
   const TensorView* bias = call.num_inputs > 2 ? &call.inputs[2] : nullptr;
   // int32 or int8 activations (act_types_ok), else declined.
-  if (!act_types_ok(call, p.clamp, p.scale != nullptr)) return KernelStatus::kDeclined;
+  if (!act_types_ok(call, p.clamp, p.scale)) return KernelStatus::kDeclined;
   for (int d = 0; d < 4; ++d) {
     if (y.shape[d] == 0) return KernelStatus::kDone;  // nothing to write
   }
@@ -344,7 +344,7 @@ KernelStatus dense_i32__wasm_simd128(const KernelCall& call) {
   const auto* p = static_cast<const DenseParams*>(call.params);
   // The dot products read rows of x and w with unit stride; anything else is declined.
   if (x.strides[1] != 1 || w.strides[1] != 1 ||
-      !act_types_ok(call, p == nullptr ? nullptr : p->clamp, false)) {
+      !act_types_ok(call, p == nullptr ? nullptr : p->clamp, nullptr)) {
     return KernelStatus::kDeclined;
   }
   if (dense_gemm_simd128(call)) return KernelStatus::kDone;

@@ -182,14 +182,16 @@ inline void store4(int8_t* p, v128_t v) {
 }
 
 // Whether a conv2d / dense call's x (inputs[0]) and y (outputs[0]) have element types its
-// paths take: int32 or int8 x; int32 y, or int8 y when `clamp` is set within [-128, 127] and
-// there is no channel scale (`scaled` false). A call that fails this is declined.
-inline bool act_types_ok(const KernelCall& call, const CvmClampParams* clamp, bool scaled) {
+// paths take: int32 or int8 x; int32 y, or int8 y when `clamp` is set and the last clamp of
+// the stage (the channel scale's, if any) lies within [-128, 127]. A call that fails this is
+// declined.
+inline bool act_types_ok(const KernelCall& call, const CvmClampParams* clamp,
+                         const ChannelScale* scale) {
   const ElemType xt = call.inputs[0].type, yt = call.outputs[0].type;
   if (xt != ElemType::kInt32 && xt != ElemType::kInt8) return false;
   if (yt == ElemType::kInt32) return true;
-  return yt == ElemType::kInt8 && clamp != nullptr && clamp->lo >= -128 && clamp->hi <= 127 &&
-         !scaled;
+  const CvmClampParams* last = scale != nullptr ? &scale->clamp : clamp;
+  return yt == ElemType::kInt8 && clamp != nullptr && last->lo >= -128 && last->hi <= 127;
 }
 
 // Elements of an activation view (x or y of conv2d / dense), int32 or int8 as its type says,

@@ -147,13 +147,15 @@ class KernelScratch {
 bool takes_int8_activations(const kernel::KernelEntry& e) { return e.takes_int8_activations; }
 
 // Runs a conv2d / dense call through `kernels`. A session with int8 activation buffers hands
-// it an int8 activation (inputs[0]) or output, the output only with `clamp` set within int8
+// it an int8 activation (inputs[0]) or output, the output only with `clamp` set and the values
+// it ends with (after `scale`'s clamp for a conv2d with a channel scale) within int8
 // (KernelEntry::takes_int8_activations): the chain's entries that take int8 run such a call;
 // when each of them declines, the call runs on int32 copies through the whole chain, the clamp
-// applied here when the entry that ran did not, and the result is narrowed into the output.
+// and the scale applied here when the entry that ran did not, and the result is narrowed into
+// the output.
 void run_gemm(const NodeKernels& kernels, const std::vector<NDArray>& outputs,
               const std::vector<NDArray>& inputs, const void* params,
-              const kernel::CvmClampParams* clamp) {
+              const kernel::CvmClampParams* clamp, const kernel::ChannelScale* scale) {
   const DataType i8 = DataType::Int(8), i32 = DataType::Int(32);
   const bool narrow_in = inputs[0].dtype() == i8, narrow_out = outputs[0].dtype() == i8;
   if (!narrow_in && !narrow_out) {
@@ -174,12 +176,23 @@ void run_gemm(const NodeKernels& kernels, const std::vector<NDArray>& outputs,
   run_kernel(kernels[0], plain_views(wide_out, wide_in), 1, params, kernels.packed_for,
              kernels.packed);
   if (!narrow_out) return;
-  if (!kernels[0].last_ran->applies_clamp) {
-    int32_t* y = wide_out[0].mutable_data_as<int32_t>();
-    for (int64_t i = 0; i < wide_out[0].numel(); ++i) y[i] = kernel::apply_clamp_one(y[i], *clamp);
+  const kernel::KernelEntry& ran = *kernels[0].last_ran;
+  int32_t* y = wide_out[0].mutable_data_as<int32_t>();
+  const int64_t count = wide_out[0].numel();
+  if (!ran.applies_clamp) {
+    for (int64_t i = 0; i < count; ++i) y[i] = kernel::apply_clamp_one(y[i], *clamp);
   }
-  NDArray y = outputs[0];
-  cvm::copy_into(y, wide_out[0]);  // exact: the clamp's interval lies within int8
+  if (scale != nullptr && !ran.applies_channel_scale) {  // (N, OC, OH, OW): as the scale stage
+    const Shape& s = wide_out[0].shape();
+    const int64_t plane = s[2] * s[3];
+    for (int64_t i = 0; i < count; ++i) {
+      const uint32_t product =
+          static_cast<uint32_t>(y[i]) * static_cast<uint32_t>(scale->multiplier[i / plane % s[1]]);
+      y[i] = kernel::apply_clamp_one(static_cast<int32_t>(product), scale->clamp);
+    }
+  }
+  NDArray out = outputs[0];
+  cvm::copy_into(out, wide_out[0]);  // exact: the last clamp's interval lies within int8
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -278,7 +291,7 @@ class Conv2dOp : public OpDef {
     params.scratch = scratch.get();
     params.clamp = kernels.clamp;
     params.scale = kernels.scale;
-    run_gemm(kernels, outputs, inputs, &params, kernels.clamp);
+    run_gemm(kernels, outputs, inputs, &params, kernels.clamp, kernels.scale);
   }
 
  private:
@@ -362,7 +375,7 @@ class DenseOp : public OpDef {
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     KernelScratch scratch(inputs[0].device());
     const kernel::DenseParams params{scratch.get(), kernels.clamp};
-    run_gemm(kernels, outputs, inputs, &params, kernels.clamp);
+    run_gemm(kernels, outputs, inputs, &params, kernels.clamp, nullptr);
   }
 };
 

@@ -88,7 +88,11 @@ TEST_CASE("fused clamp: conv2d entries that apply the channel scale equal the re
   const CvmClampParams first = {9, -2047, 2047};
   const CvmClampParams thens[] = {{4, -127, 127}, {0, 0, 127}, {32, -1, 1}};
   // One case: every entry against the reference stage, for each second clamp.
-  auto check = [&](const ConvCase& v, const std::vector<NDArray>& in, const int32_t* m) {
+  // Entries that take int8 activations run int8 x and y too where x fits (check_int8_entry):
+  // an int8 y exactly when the second clamp fits it.
+  const std::vector<kernel::KernelEntry> int8_takers = int8_entries("conv2d");
+  auto check = [&](const ConvCase& v, const std::vector<NDArray>& in, const int32_t* m,
+                   bool x_fits_int8) {
     const Shape ys = output_shape(v);
     for (const CvmClampParams& then : thens) {
       INFO("then shift " << then.shift << " [" << then.lo << ", " << then.hi << "]");
@@ -112,6 +116,13 @@ TEST_CASE("fused clamp: conv2d entries that apply the channel scale equal the re
           p.scale = &scale;
           check_entry(*e, in, &p, want);
         }
+        if (x_fits_int8) {
+          for (const kernel::KernelEntry& e : int8_takers) {
+            test::PoisonedScratch scratch;
+            p.scratch = scratch.get();
+            check_int8_entry(e, in, &p, fits_int8(then), want);
+          }
+        }
       });
     }
   };
@@ -127,7 +138,7 @@ TEST_CASE("fused clamp: conv2d entries that apply the channel scale equal the re
       // Multipliers of both signs, and one that wraps a product.
       NDArray mult = random_in({v.oc}, -300, 300, ++seed);
       static_cast<int32_t*>(mult.mutable_data())[0] = 1 << 30;
-      check(v, in, static_cast<const int32_t*>(mult.data()));
+      check(v, in, static_cast<const int32_t*>(mult.data()), range == 127);
     }
   }
 }

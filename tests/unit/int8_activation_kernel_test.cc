@@ -102,15 +102,17 @@ TEST_CASE("fused clamp: dense entries take int8 activations and equal the int32 
   }
 }
 
-TEST_CASE("fused clamp: an int8 output without a clamp that fits it, or with a scale, declines",
+TEST_CASE("fused clamp: an int8 output without a last clamp that fits it declines",
           "[kernels][fusion]") {
+  // Cases: no clamp; a clamp past int8 below, above; a fitting clamp then a channel scale whose
+  // clamp does not fit.
   const ConvCase v{1, 16, 10, 14, 16, 3, 1, 1, 1, 1, true};
   const std::vector<NDArray> in = int8_conv_inputs(v, 2100);
   const std::vector<NDArray> in8 = {as_int8(in[0]), in[1], in[2]};
   const CvmClampParams fits{3, -127, 127};
   const CvmClampParams wide_lo{3, -129, 127}, wide_hi{3, -128, 128};
   NDArray mult = random_in({v.oc}, -3, 3, 2103);
-  const kernel::ChannelScale scale{static_cast<const int32_t*>(mult.data()), fits};
+  const kernel::ChannelScale scale{static_cast<const int32_t*>(mult.data()), wide_hi};
   for (const kernel::KernelEntry& e : int8_entries("conv2d")) {
     INFO("entry " << e.name);
     for (const std::vector<NDArray>* x : {&in, &in8}) {

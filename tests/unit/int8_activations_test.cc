@@ -53,8 +53,20 @@ Entry conv_block(ModelBuilder& b, const std::string& name, Entry x, int64_t c, i
                 {});
 }
 
+// conv2d requantized with a per-channel scale stage, as a model quantized with per-channel
+// weight scales is: shift (name_shift), times a constant per channel (name_mul), shift to 8
+// bits (name_scaled).
+Entry scaled_conv_block(ModelBuilder& b, const std::string& name, Entry x, int64_t c, int64_t oc,
+                        int64_t k, int64_t stride, int64_t groups, uint64_t seed) {
+  Entry y = conv(b, name, x, c, oc, k, stride, groups, seed);
+  y = b.add1("cvm_right_shift", name + "_shift", {y}, {{"shift_bit", "6"}, {"precision", "12"}});
+  const Entry m = b.constant(name + "_m", t::random_in({oc, 1, 1}, 1, 15, seed + 2), 5);
+  y = b.add1("broadcast_mul", name + "_mul", {y, m}, {});
+  return b.add1("cvm_right_shift", name + "_scaled", {y}, {{"shift_bit", "5"}, {"precision", "8"}});
+}
+
 // A small MobileNet-like network with what must stay int32 around what may be int8:
-//   stem 3x3 -> dw 3x3 -> pw 1x1 -> [a: 3x3 s2] + [b: 1x1 s2] -> elemwise_add -> shift
+//   stem 3x3 -> dw 3x3 (a scale stage) -> pw 1x1 -> [a: 3x3 s2] + [b: 1x1 s2] -> elemwise_add -> shift
 //   -> flatten -> fc1 (dense) -> shift -> fc2 (dense) -> shift (an output, with pw's output)
 // stem, dw, fc1 and the input: read only by conv2d / dense as data (int8 where the kernels take
 // it); pw: a graph output; a, b: read by the add; fc2: the graph's output.
@@ -62,7 +74,7 @@ std::shared_ptr<const Model> network() {
   ModelBuilder b;
   const Entry x = b.input({1, 3, 17, 19}, DataType::Int(32), 8);
   Entry y = conv_block(b, "stem", x, 3, 16, 3, 1, 1, 10);
-  y = conv_block(b, "dw", y, 16, 16, 3, 1, 16, 20);
+  y = scaled_conv_block(b, "dw", y, 16, 16, 3, 1, 16, 20);
   const Entry pw = conv_block(b, "pw", y, 16, 24, 1, 1, 1, 30);
   const Entry a = conv_block(b, "a", pw, 24, 24, 3, 2, 1, 40);
   const Entry c = conv_block(b, "b", pw, 24, 24, 1, 2, 1, 50);
@@ -143,6 +155,11 @@ TEST_CASE("int8 activations: the int32 session's bits on every backend", "[graph
       INFO(node);
       if (int8.at(node)) CHECK(into.at(std::string(node) + "_shift") == node);
     }
+    // Nor the scale stage: the head's kernel applies it too.
+    if (int8.at("dw")) {
+      CHECK(into.at("dw_mul") == "dw");
+      CHECK(into.at("dw_scaled") == "dw");
+    }
   }
 }
 
@@ -179,6 +196,16 @@ TEST_CASE("int8 activations: a conv2d / dense whose int8 kernels decline widens,
       clamped[i] = cvm::kernel::apply_clamp_one(clamped[i], clamp);
     }
     const NDArray want8 = cvm::cast(want, DataType::Int(8)), x8 = cvm::cast(x, DataType::Int(8));
+    // conv2d with a channel scale after the clamp too: times multiplier[oc], then a second
+    // clamp within int8 (the op layer applies both after a reference run).
+    const int32_t multipliers[6] = {3, -2, 1, 7, -5, 0};
+    const cvm::kernel::ChannelScale scale{multipliers, {2, -128, 127}};
+    NDArray scaled = want.copy();
+    int32_t* sv = scaled.mutable_data_as<int32_t>();
+    for (int64_t i = 0; i < scaled.numel(); ++i) {
+      sv[i] = cvm::kernel::apply_clamp_one(sv[i] * multipliers[i / 35 % 6], scale.clamp);
+    }
+    const NDArray scaled8 = cvm::cast(scaled, DataType::Int(8));
     // A chain whose int8 entry declines, then the scalar reference (which takes no int8 and
     // does not apply the clamp: the op layer does).
     const cvm::KernelChain reference = cvm::resolve_chain(
@@ -193,20 +220,24 @@ TEST_CASE("int8 activations: a conv2d / dense whose int8 kernels decline widens,
     kernels.chains[0].entries.insert(kernels.chains[0].entries.begin(), &decliner);
     kernels.clamp = &clamp;
     const std::unique_ptr<cvm::ops::OpAttrs> parsed = op->parse(attrs);
-    for (bool narrow_in : {false, true}) {
-      for (bool narrow_out : {false, true}) {
-        INFO("int8 in " << narrow_in << " int8 out " << narrow_out);
-        std::vector<NDArray> inputs = in;
-        if (narrow_in) inputs[0] = x8;
-        NDArray y = NDArray::zeros(plain.shape(), DataType::Int(narrow_out ? 8 : 32));
-        declined = 0;
-        op->compute(*parsed, inputs, {y}, kernels);
-        // An int8 call: the int8 entries first, then the whole chain on int32 copies.
-        CHECK(declined == (narrow_in || narrow_out ? 2 : 1));
-        CHECK(kernels.chains[0].last_ran == reference.entries[0]);
-        // An int32 output is the reference's own (its clamp is the session's pass), an int8
-        // one clamped by the op layer.
-        CHECK(t::bit_equal(y, narrow_out ? want8 : plain));
+    for (bool with_scale : {false, true}) {
+      if (with_scale && !is_conv) continue;
+      kernels.scale = with_scale ? &scale : nullptr;
+      for (bool narrow_in : {false, true}) {
+        for (bool narrow_out : {false, true}) {
+          INFO("int8 in " << narrow_in << " int8 out " << narrow_out << " scale " << with_scale);
+          std::vector<NDArray> inputs = in;
+          if (narrow_in) inputs[0] = x8;
+          NDArray y = NDArray::zeros(plain.shape(), DataType::Int(narrow_out ? 8 : 32));
+          declined = 0;
+          op->compute(*parsed, inputs, {y}, kernels);
+          // An int8 call: the int8 entries first, then the whole chain on int32 copies.
+          CHECK(declined == (narrow_in || narrow_out ? 2 : 1));
+          CHECK(kernels.chains[0].last_ran == reference.entries[0]);
+          // An int32 output is the reference's own (its clamp and scale are the session's
+          // passes), an int8 one clamped (and scaled) by the op layer.
+          CHECK(t::bit_equal(y, narrow_out ? (with_scale ? scaled8 : want8) : plain));
+        }
       }
     }
   }

@@ -81,9 +81,11 @@ struct Session::State {
   Step& mark_pass(Step::Pass kind, uint32_t first_nid, const std::vector<uint32_t>& rest,
                   uint32_t in, uint32_t out, const char* kernel_op, const ChainPolicy& policy);
   // Clamp runs whose conv2d / dense head writes the run's output itself (head, first, out),
+  // with the scale stage's broadcast_mul and second run (mul, second: kNoStep without one),
   // recorded by fuse_clamps for store_int8_activations.
+  static constexpr uint32_t kNoStep = UINT32_MAX;
   struct HeadWrite {
-    uint32_t head, first, out;
+    uint32_t head, first, out, mul = kNoStep, second = kNoStep;
   };
   std::vector<HeadWrite> head_writes;
   void fuse_clamps(const ChainPolicy& policy);
@@ -224,7 +226,10 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
     head.kernels.clamp = &first.clamp;
     first.fused_in = entries[f.out];
     first.clamped_by = &head;
-    if (!f.has_scale) head_writes.push_back({f.head, f.first, f.out});
+    if (!f.has_scale || device.is_cpu()) {
+      head_writes.push_back({f.head, f.first, f.out, f.has_scale ? f.scale.node : kNoStep,
+                             f.has_scale ? f.scale.first : kNoStep});
+    }
     const std::string by_head = " (or " + g.nodes[f.head].name + "'s kernel as it stores)";
     first.fused_note += by_head;
     if (!f.has_scale) continue;
@@ -278,12 +283,13 @@ void Session::State::fuse_pads(const ChainPolicy& policy) {
   }
 }
 
-// Holds as int8 each output a conv2d / dense head writes with its clamp within int8 when the
-// kernels of the head and of every node reading it take int8 activations and those nodes are
-// conv2d / dense steps reading it as data only (not a graph output, not read by a pass). The
-// head's kernel then always applies the clamp (the op layer does when no int8 entry takes the
-// call), so the run's pass never runs. The model's input likewise when its readers take it
-// (its precision is <= 8 then: conv2d / dense data); write_input narrows into it.
+// Holds as int8 each output a conv2d / dense head writes with its last clamp (the scale
+// stage's, after a channel scale) within int8 when the kernels of the head and of every node
+// reading it take int8 activations and those nodes are conv2d / dense steps reading it as data
+// only (not a graph output, not read by a pass). The head's kernel then always applies the
+// clamp and the scale stage (the op layer does when no int8 entry takes the call), so the
+// run's passes and the broadcast_mul never run. The model's input likewise when its readers
+// take it (its precision is <= 8 then: conv2d / dense data); write_input narrows into it.
 void Session::State::store_int8_activations() {
   const Graph& g = m->graph;
   if (g.is_float()) return;
@@ -325,15 +331,20 @@ void Session::State::store_int8_activations() {
   };
   for (const HeadWrite& w : head_writes) {
     Step& head = steps[step_index[w.head]];
-    Step& first = steps[step_index[w.first]];
-    if (!gemm(head) || first.clamp.lo < -128 || first.clamp.hi > 127 || !readers_take(w.out)) {
-      continue;
+    std::vector<Step*> stage = {&steps[step_index[w.first]]};
+    if (w.mul != kNoStep) {
+      stage.push_back(&steps[step_index[w.mul]]);
+      stage.push_back(&steps[step_index[w.second]]);
     }
+    const kernel::CvmClampParams& last = stage.back()->clamp;
+    if (!gemm(head) || last.lo < -128 || last.hi > 127 || !readers_take(w.out)) continue;
     head.outputs[0] = hold_int8(w.out);
     head.output_bytes = head.outputs[0].nbytes();
     head.int8_output = true;
-    first.fused_into = g.nodes[w.head].name;
-    first.clamped_by = nullptr;
+    for (Step* s : stage) {
+      s->fused_into = g.nodes[w.head].name;
+      s->clamped_by = nullptr;
+    }
   }
   if (readers_take(data_entry())) hold_int8(data_entry());
 }
