@@ -6,8 +6,18 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernel_abi.h"
+
 namespace cvm {
 namespace kernel {
+
+// Whether a copy call moves 4-byte elements, the only ones the b32 kernels take (others, e.g. a
+// session's int8 activations, they decline: the reference's copy takes every type). Static:
+// each ISA's source keeps its own copy (simd_kernels.h).
+static inline bool copies_b32(const KernelCall& call) {
+  return kElemSizes[static_cast<int>(call.outputs[0].type)] == 4 &&
+         kElemSizes[static_cast<int>(call.inputs[0].type)] == 4;
+}
 
 // n contiguous outputs from every K-th input element: store(out, in, K) (K an
 // std::integral_constant) writes the Lanes outputs gathered from the Lanes * K elements at `in`.

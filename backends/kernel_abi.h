@@ -182,9 +182,14 @@ struct KernelEntry {
   bool applies_channel_scale = false;
   // conv2d and dense entries with applies_clamp: calls may hold their activations as int8.
   // inputs[0] may be an int8 view (the values an int32 one would hold: conv2d/dense data has
-  // precision <= 8); outputs[0] may be an int8 view when the call's clamp is set, within
-  // [-128, 127], and its scale null: it then receives the clamped values, exact. Weights and
-  // bias stay int32. Such an entry may still decline an int8 call; the op layer then widens.
+  // precision <= 8); outputs[0] may be an int8 view when the call's clamp is set and the last
+  // clamp of its stage (the scale's, when set) lies within [-128, 127]: it then receives those
+  // values, exact. Weights and bias stay int32. Such an entry may still decline an int8 call;
+  // the op layer then widens.
+  // int32 relu, clip, cvm_right_shift and max_pool2d entries, and add / sub entries given a
+  // clamp within [-128, 127]: every view of a call may be int8 instead (all alike), holding the
+  // values an int32 view would; the results then fit. They never decline such a call (nothing
+  // behind them takes it), and decline one that mixes int8 and int32 views.
   bool takes_int8_activations = false;
 };
 

@@ -55,6 +55,7 @@ void copy_row(char* const* ptr, int64_t n, const int64_t* step) {
 }  // namespace
 
 KernelStatus copy_b32__avx512(const KernelCall& call) {
+  if (!copies_b32(call)) return KernelStatus::kDeclined;
   const TensorView* views[2] = {&call.outputs[0], &call.inputs[0]};
   parallel_items(call, numel_of(call.outputs[0]), 1, [&](int64_t begin, int64_t end) {
     for_each_row_range(views, begin, end, copy_row);

@@ -25,13 +25,11 @@ namespace {
 
 template <ElemType T>
 KernelStatus add_avx512(const KernelCall& call) {
-  add_sub_kernel<T, false>(call);
-  return KernelStatus::kDone;
+  return add_sub_kernel<T, false>(call);
 }
 template <ElemType T>
 KernelStatus sub_avx512(const KernelCall& call) {
-  add_sub_kernel<T, true>(call);
-  return KernelStatus::kDone;
+  return add_sub_kernel<T, true>(call);
 }
 
 #define CVM_INSTANTIATE(E)                                  \
@@ -47,11 +45,8 @@ CVM_INSTANTIATE(kUInt32)
 CVM_INSTANTIATE(kUInt64)
 #undef CVM_INSTANTIATE
 
-#define CVM_EXPORT_KERNEL(name, impl)                  \
-  KernelStatus name##_avx512(const KernelCall& call) { \
-    impl(call);                                      \
-    return KernelStatus::kDone;                      \
-  }
+#define CVM_EXPORT_KERNEL(name, impl) \
+  KernelStatus name##_avx512(const KernelCall& call) { return impl(call); }
 CVM_SIMD_ELEMENTWISE_KERNELS(CVM_EXPORT_KERNEL)
 #undef CVM_EXPORT_KERNEL
 

@@ -22,21 +22,28 @@ constexpr uint32_t kGemmAmx = kGemmVnni | kCpuAmxTile | kCpuAmxInt8;  // conv2d 
 // (a kernel that declines a call passes it to the next), then the scalar reference.
 
 // add and sub of an integer type: s::add_<isa><T>, s::sub_<isa><T> (elementwise_*); the int32
-// ones apply a fused clamp run's stage when one is passed (KernelEntry::applies_clamp).
-#define CVM_INT_ADDSUB(T, dt)                                                             \
-  {CVM_NAME(add, dt, avx512), "add", E::T, s::add_avx512<E::T>, kAvx512, nullptr, nullptr, \
-   E::T == E::kInt32},                                                                     \
-  {CVM_NAME(add, dt, avx2), "add", E::T, s::add_avx2<E::T>, kCpuAvx2, nullptr, nullptr,    \
-   E::T == E::kInt32},                                                                     \
-  {CVM_NAME(sub, dt, avx512), "sub", E::T, s::sub_avx512<E::T>, kAvx512, nullptr, nullptr, \
-   E::T == E::kInt32},                                                                     \
-  {CVM_NAME(sub, dt, avx2), "sub", E::T, s::sub_avx2<E::T>, kCpuAvx2, nullptr, nullptr,    \
-   E::T == E::kInt32},
+// ones apply a fused clamp run's stage when one is passed (KernelEntry::applies_clamp), and
+// then take int8 activation views when that clamp lies within int8 (takes_int8_activations).
+#define CVM_INT_ADDSUB_ENTRY(op, T, dt, isa, features)                                        \
+  {CVM_NAME(op, dt, isa), #op, E::T, s::op##_##isa<E::T>, features, nullptr, nullptr,         \
+   E::T == E::kInt32, false, E::T == E::kInt32},
+#define CVM_INT_ADDSUB(T, dt)                         \
+  CVM_INT_ADDSUB_ENTRY(add, T, dt, avx512, kAvx512)   \
+  CVM_INT_ADDSUB_ENTRY(add, T, dt, avx2, kCpuAvx2)    \
+  CVM_INT_ADDSUB_ENTRY(sub, T, dt, avx512, kAvx512)   \
+  CVM_INT_ADDSUB_ENTRY(sub, T, dt, avx2, kCpuAvx2)
 
 // One op and dtype on both ISAs: s::<op>_<dt>_<isa> (elementwise_*, spatial_*, reduce_*).
 #define CVM_BOTH_ISAS(op, T, dt)                                            \
   {CVM_NAME(op, dt, avx512), #op, E::T, s::op##_##dt##_avx512, kAvx512}, \
   {CVM_NAME(op, dt, avx2), #op, E::T, s::op##_##dt##_avx2, kCpuAvx2},
+// The same for an int32 op whose kernels also take int8 activation views, every view of a call
+// alike (KernelEntry::takes_int8_activations: elementwise_rows.inc's map_int32).
+#define CVM_BOTH_ISAS_INT8(op)                                                                  \
+  {CVM_NAME(op, i32, avx512), #op, E::kInt32, s::op##_i32_avx512, kAvx512, nullptr, nullptr,   \
+   false, false, true},                                                                         \
+  {CVM_NAME(op, i32, avx2), #op, E::kInt32, s::op##_i32_avx2, kCpuAvx2, nullptr, nullptr, false, \
+   false, true},
 
 // A float32 op on both ISAs: the kernel is named as its entry, s::<op>_f32__<isa> (float_*).
 #define CVM_F32_BOTH_ISAS(op)                                                 \
@@ -66,11 +73,11 @@ const KernelEntry kEntries[] = {
     CVM_BOTH_ISAS(mul, kInt32, i32)
     CVM_BOTH_ISAS(maximum, kInt32, i32)
     CVM_BOTH_ISAS(div, kInt32, i32)
-    CVM_BOTH_ISAS(relu, kInt32, i32)
-    CVM_BOTH_ISAS(clip, kInt32, i32)
-    CVM_BOTH_ISAS(cvm_right_shift, kInt32, i32)
+    CVM_BOTH_ISAS_INT8(relu)
+    CVM_BOTH_ISAS_INT8(clip)
+    CVM_BOTH_ISAS_INT8(cvm_right_shift)
     CVM_BOTH_ISAS(cvm_left_shift, kInt32, i32)
-    CVM_BOTH_ISAS(max_pool2d, kInt32, i32)
+    CVM_BOTH_ISAS_INT8(max_pool2d)
     CVM_BOTH_ISAS(upsampling, kInt32, i32)
     CVM_BOTH_ISAS(reduce_sum, kInt32, i32)
     CVM_BOTH_ISAS(reduce_max, kInt32, i32)

@@ -22,11 +22,8 @@ namespace {
 
 }  // namespace
 
-#define CVM_EXPORT_KERNEL(name, impl)                  \
-  KernelStatus name##_avx2(const KernelCall& call) { \
-    impl(call);                                      \
-    return KernelStatus::kDone;                      \
-  }
+#define CVM_EXPORT_KERNEL(name, impl) \
+  KernelStatus name##_avx2(const KernelCall& call) { return impl(call); }
 CVM_SIMD_SPATIAL_KERNELS(CVM_EXPORT_KERNEL)
 #undef CVM_EXPORT_KERNEL
 

@@ -35,6 +35,7 @@ v128_t gather_every(const char* in) {
 }  // namespace
 
 KernelStatus copy_b32__wasm_simd128(const KernelCall& call) {
+  if (!copies_b32(call)) return KernelStatus::kDeclined;
   const TensorView* const views[2] = {&call.outputs[0], &call.inputs[0]};
   for_each_row(views, [](char* const* ptr, int64_t n, const int64_t* step) {
     copy_row_b32<4>(ptr, n, step, [](char* out, const char* in, auto k) {
