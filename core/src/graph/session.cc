@@ -4,11 +4,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 
+#include "cvm/array_ops.h"
 #include "cvm/check.h"
 #include "device_runtime.h"
 #include "input_values.h"
+#include "int8_activations.h"
 #include "kernel_views.h"
 #include "model_impl.h"
 #include "output_stage.h"
@@ -35,6 +38,8 @@ struct Session::State {
   struct Step {
     uint32_t nid;
     std::vector<NDArray> inputs, outputs;
+    // The entries `inputs` (a pass: fused_in) and `outputs` hold, for store_int8_activations.
+    std::vector<uint32_t> in_eids, out_eids;
     uint64_t output_bytes = 0;
     ops::NodeKernels kernels;  // bound once, here; runs only follow them
     // The model's pack of a constant weight for kernels.packed_for (keeps kernels.packed).
@@ -80,15 +85,17 @@ struct Session::State {
   // that computes the nodes of `rest` too; they name it and compute nothing.
   Step& mark_pass(Step::Pass kind, uint32_t first_nid, const std::vector<uint32_t>& rest,
                   uint32_t in, uint32_t out, const char* kernel_op, const ChainPolicy& policy);
-  // Clamp runs whose conv2d / dense head writes the run's output itself (head, first, out),
-  // with the scale stage's broadcast_mul and second run (mul, second: kNoStep without one),
-  // recorded by fuse_clamps for store_int8_activations.
+  // Clamp runs whose head (conv2d, dense, elemwise_add / _sub) writes the run's output itself
+  // (head, first, out), with the scale stage's broadcast_mul and second run (mul, second:
+  // kNoStep without one), recorded by fuse_clamps for store_int8_activations.
   static constexpr uint32_t kNoStep = UINT32_MAX;
   struct HeadWrite {
     uint32_t head, first, out, mul = kNoStep, second = kNoStep;
   };
   std::vector<HeadWrite> head_writes;
   void fuse_clamps(const ChainPolicy& policy);
+  // How each step meets its entries, for the int8 plan (int8_activations.h).
+  std::vector<graph::ActivationUse> activation_uses() const;
   void store_int8_activations();
   void fuse_pads(const ChainPolicy& policy);
   void compute(Step& step) const;
@@ -195,6 +202,8 @@ Session::State::Step& Session::State::mark_pass(Step::Pass kind, uint32_t first_
   pass.pass = kind;
   pass.fused_in = entries[in];
   pass.outputs = {entries[out]};
+  pass.in_eids = {in};
+  pass.out_eids = {out};
   pass.pass_chain = resolve_chain(policy, {kernel_op, kernel::ElemType::kInt32}, device);
   pass.fused_note = "one " + std::string(kernel_op) + " pass for " + g.nodes[first_nid].name;
   for (uint32_t nid : rest) {
@@ -223,8 +232,10 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
     if (!f.head_writes_out) continue;
     Step& head = steps[step_index[f.head]];
     head.outputs = {entries[f.out]};
+    head.out_eids = {f.out};
     head.kernels.clamp = &first.clamp;
     first.fused_in = entries[f.out];
+    first.in_eids = {f.out};
     first.clamped_by = &head;
     if (!f.has_scale || device.is_cpu()) {
       head_writes.push_back({f.head, f.first, f.out, f.has_scale ? f.scale.node : kNoStep,
@@ -237,9 +248,12 @@ void Session::State::fuse_clamps(const ChainPolicy& policy) {
     Step& mul = steps[step_index[f.scale.node]];
     const graph::Node& mul_node = g.nodes[f.scale.node];
     for (size_t i = 0; i < mul_node.inputs.size(); ++i) {
-      if (mul_node.inputs[i] != f.scale.multiplier) mul.inputs[i] = entries[f.out];
+      if (mul_node.inputs[i] == f.scale.multiplier) continue;
+      mul.inputs[i] = entries[f.out];
+      mul.in_eids[i] = f.out;
     }
     mul.outputs = {entries[f.out]};
+    mul.out_eids = {f.out};
     mul.clamped_by = &head;
     mul.in_scale_stage = true;
     Step& second = mark_clamp(f.scale.first, f.scale.rest, f.scale.clamp, f.out, f.out);
@@ -271,6 +285,7 @@ void Session::State::fuse_pads(const ChainPolicy& policy) {
       // nothing. (Device kernels are not given such calls.)
       Step& conv = steps[step_index[f.conv]];
       conv.inputs[0] = entries[f.in];
+      conv.in_eids[0] = f.in;
       conv.kernels.fused_pad_h = f.begin[2];
       conv.kernels.fused_pad_w = f.begin[3];
       steps[step_index[f.first]].fused_into = m->graph.nodes[f.conv].name;
@@ -283,70 +298,109 @@ void Session::State::fuse_pads(const ChainPolicy& policy) {
   }
 }
 
-// Holds as int8 each output a conv2d / dense head writes with its last clamp (the scale
-// stage's, after a channel scale) within int8 when the kernels of the head and of every node
-// reading it take int8 activations and those nodes are conv2d / dense steps reading it as data
-// only (not a graph output, not read by a pass). The head's kernel then always applies the
-// clamp and the scale stage (the op layer does when no int8 entry takes the call), so the
-// run's passes and the broadcast_mul never run. The model's input likewise when its readers
-// take it (its precision is <= 8 then: conv2d / dense data); write_input narrows into it.
+// How each step meets its entries: conv2d / dense steps whose kernels take int8 activations
+// read their data either way and write int8 as the head of a clamp run whose last clamp fits
+// int8; relu, clip, cvm_clip, cvm_right_shift and max_pool2d nodes, clamp passes and
+// elemwise_add / _sub heads of such runs, whose kernels take int8 views, and concatenates (whose
+// copies take every type), take theirs together; fused steps compute nothing; the rest int32.
+std::vector<graph::ActivationUse> Session::State::activation_uses() const {
+  using Kind = graph::ActivationUse::Kind;
+  const Graph& g = m->graph;
+  auto fits = [](const kernel::CvmClampParams& c) { return c.lo >= -128 && c.hi <= 127; };
+  std::vector<const HeadWrite*> head_write(g.nodes.size(), nullptr);
+  for (const HeadWrite& w : head_writes) head_write[w.head] = &w;
+  std::vector<graph::ActivationUse> uses;
+  for (const Step& s : steps) {
+    graph::ActivationUse u{Kind::kInt32, s.in_eids, s.out_eids, false};
+    const std::string& op = g.nodes[s.nid].op_name;
+    const KernelChain& chain = s.pass == Step::Pass::kNone ? s.kernels[0] : s.pass_chain;
+    const bool takes_int8 =
+        !chain.entries.empty() && chain.entries.front()->takes_int8_activations;
+    const HeadWrite* w = head_write[s.nid];
+    // The last clamp of the run this step heads (the scale stage's, after one).
+    const kernel::CvmClampParams* last =
+        w == nullptr ? nullptr
+                     : &steps[step_index[w->mul != kNoStep ? w->second : w->first]].clamp;
+    if (!s.fused_into.empty() || s.clamped_by != nullptr) {
+      u.kind = Kind::kNone;
+    } else if (s.pass == Step::Pass::kClamp) {
+      if (takes_int8) u.kind = Kind::kTogether;
+    } else if (s.pass != Step::Pass::kNone) {
+      // kInt32
+    } else if (op == "conv2d" || op == "dense") {
+      if (takes_int8) u.kind = Kind::kGemm;
+      u.int8_write = last != nullptr && fits(*last);
+    } else if (op == "elemwise_add" || op == "elemwise_sub") {
+      if (takes_int8 && last != nullptr && fits(*last)) u.kind = Kind::kTogether;
+    } else if (op == "relu" || op == "clip" || op == "cvm_clip" || op == "cvm_right_shift" ||
+               op == "max_pool2d") {
+      if (takes_int8) u.kind = Kind::kTogether;
+    } else if (op == "concatenate") {
+      u.kind = Kind::kTogether;
+    }
+    uses.push_back(std::move(u));
+  }
+  return uses;
+}
+
+// Holds as int8 the activations graph::plan_int8_entries allows: each step then reads and
+// writes int8 views of them (a concatenate's in-place inputs at their slice of its int8
+// output: graph::int8_offsets), and an int8 step's params of precision <= 8 as int8 copies.
+// A head that writes its clamp run's output as int8 applies the run itself (its kernels always
+// do, or the op layer for a conv2d / dense whose int8 entries decline), so the run's passes and
+// its scale stage never run. The model's input is narrowed into its int8 view (write_input).
 void Session::State::store_int8_activations() {
   const Graph& g = m->graph;
   if (g.is_float()) return;
-  auto gemm = [&](const Step& s) {
-    const std::string& op = g.nodes[s.nid].op_name;
-    const std::vector<const kernel::KernelEntry*>& chain = s.kernels[0].entries;
-    return s.pass == Step::Pass::kNone && s.fused_into.empty() && s.clamped_by == nullptr &&
-           (op == "conv2d" || op == "dense") && !chain.empty() &&
-           chain.front()->takes_int8_activations;
-  };
-  std::vector<std::vector<uint32_t>> readers(g.entries.size());
-  for (const Step& s : steps) {
-    for (uint32_t eid : g.nodes[s.nid].inputs) readers[eid].push_back(s.nid);
-  }
-  std::vector<bool> is_head(g.entries.size(), false);
-  for (uint32_t eid : g.heads) is_head[eid] = true;
-  // Whether entry eid, in the arena, may be held as int8 as far as its readers go.
-  auto readers_take = [&](uint32_t eid) {
-    if (is_head[eid] || readers[eid].empty() || m->plan.offset[eid] < 0) return false;
-    for (uint32_t nid : readers[eid]) {
-      const graph::Node& n = g.nodes[nid];
-      if (!gemm(steps[step_index[nid]]) || n.inputs[0] != eid ||
-          std::count(n.inputs.begin(), n.inputs.end(), eid) != 1) {
-        return false;
-      }
-    }
-    return true;
-  };
+  const std::vector<graph::ActivationUse> uses = activation_uses();
+  const std::vector<bool> int8 = graph::plan_int8_entries(g, m->plan, uses, data_entry());
+  const std::vector<int64_t> offset = graph::int8_offsets(g, m->plan, int8);
   auto* arena_bytes = static_cast<uint8_t*>(arena.mutable_data());
   std::shared_ptr<const void> keep_arena = std::make_shared<NDArray>(arena);
-  // Entry eid as an int8 view of its block, for itself and its readers.
-  auto hold_int8 = [&](uint32_t eid) {
-    const NDArray int8_view =
-        NDArray::from_external(arena_bytes + m->plan.offset[eid], g.entries[eid].shape,
-                               DataType::Int(8), device, keep_arena, false);
-    entries[eid] = int8_view;
-    for (uint32_t nid : readers[eid]) steps[step_index[nid]].inputs[0] = int8_view;
-    return int8_view;
-  };
-  for (const HeadWrite& w : head_writes) {
-    Step& head = steps[step_index[w.head]];
-    std::vector<Step*> stage = {&steps[step_index[w.first]]};
-    if (w.mul != kNoStep) {
-      stage.push_back(&steps[step_index[w.mul]]);
-      stage.push_back(&steps[step_index[w.second]]);
+  for (size_t e = 0; e < int8.size(); ++e) {
+    if (!int8[e]) continue;
+    entries[e] = NDArray::from_external(arena_bytes + offset[e], g.entries[e].shape,
+                                        DataType::Int(8), device, keep_arena, false);
+  }
+  std::map<uint32_t, NDArray> int8_params;  // a param as int8, for the int8 steps reading it
+  auto param_int8 = [&](uint32_t e) -> const NDArray& {
+    auto it = int8_params.find(e);
+    if (it == int8_params.end()) {
+      it = int8_params.emplace(e, cvm::cast(entries[e], DataType::Int(8))).first;
     }
-    const kernel::CvmClampParams& last = stage.back()->clamp;
-    if (!gemm(head) || last.lo < -128 || last.hi > 127 || !readers_take(w.out)) continue;
-    head.outputs[0] = hold_int8(w.out);
-    head.output_bytes = head.outputs[0].nbytes();
-    head.int8_output = true;
-    for (Step* s : stage) {
-      s->fused_into = g.nodes[w.head].name;
-      s->clamped_by = nullptr;
+    return it->second;
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    Step& s = steps[i];
+    using Kind = graph::ActivationUse::Kind;
+    const bool writes_int8 = (uses[i].kind == Kind::kTogether || uses[i].kind == Kind::kGemm) &&
+                             !s.out_eids.empty() && int8[s.out_eids[0]];
+    const bool int8_step = writes_int8 && uses[i].kind == Kind::kTogether;
+    auto view = [&](uint32_t e) -> NDArray {
+      if (int8_step && m->plan.offset[e] < 0) return param_int8(e);
+      return entries[e];
+    };
+    if (s.pass != Step::Pass::kNone) {
+      s.fused_in = view(s.in_eids[0]);
+    } else {
+      for (size_t k = 0; k < s.in_eids.size(); ++k) s.inputs[k] = view(s.in_eids[k]);
+    }
+    s.output_bytes = 0;
+    for (size_t k = 0; k < s.out_eids.size(); ++k) {
+      s.outputs[k] = entries[s.out_eids[k]];
+      s.output_bytes += s.outputs[k].nbytes();
+    }
+    s.int8_output = writes_int8;
+  }
+  for (const HeadWrite& w : head_writes) {
+    if (!int8[w.out]) continue;
+    std::vector<uint32_t> stage = {w.first};
+    if (w.mul != kNoStep) stage.insert(stage.end(), {w.mul, w.second});
+    for (uint32_t nid : stage) {
+      steps[step_index[nid]].fused_into = g.nodes[w.head].name;
+      steps[step_index[nid]].clamped_by = nullptr;
     }
   }
-  if (readers_take(data_entry())) hold_int8(data_entry());
 }
 
 bool Session::State::clamp_done(const Step& step) {
@@ -455,8 +509,10 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
     if (n.is_variable()) continue;
     State::Step step;
     step.nid = nid;
+    step.in_eids = n.inputs;
     for (uint32_t eid : n.inputs) step.inputs.push_back(s_->entries[eid]);
     for (uint32_t k = 0; k < n.num_outputs; ++k) {
+      step.out_eids.push_back(n.first_entry + k);
       step.outputs.push_back(s_->entries[n.first_entry + k]);
       step.output_bytes += step.outputs.back().nbytes();
     }
