@@ -1,8 +1,10 @@
 // SIMD128 int32 elementwise kernels: add, sub (optionally then a fused clamp), mul, maximum,
 // minimum (with NumPy broadcasting as stride-0 views), relu and the CVM clamping family clip /
 // cvm_right_shift / cvm_left_shift (their clamp rule in vector form: simd128.h, shared with the
-// conv2d / dense kernels).
+// conv2d / dense kernels). relu, clip, cvm_right_shift and a clamped add / sub also run on
+// int8 activation views.
 #include <cstdint>
+#include <cstring>
 
 #include "params/elementwise.h"
 #include "simd128.h"
@@ -13,8 +15,6 @@ namespace cvm {
 namespace kernel {
 namespace wasm {
 namespace {
-
-constexpr int64_t kInt = sizeof(int32_t);
 
 // Each op in vector and scalar form; integer arithmetic wraps (i32x4.add/sub/mul keep the low
 // 32 bits, as the reference's uint32 arithmetic does).
@@ -45,19 +45,28 @@ struct Min {
   static int32_t one(int32_t a, int32_t b) { return b < a ? b : a; }
 };
 
+// One element at p as int32: an int32, or an int8 (KernelEntry::takes_int8_activations); and
+// one stored there (an int8 takes a value within int8).
+template <typename T>
 int32_t load_at(const char* p) {
-  int32_t v;
+  T v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-void store_at(char* p, int32_t v) { std::memcpy(p, &v, sizeof v); }
+template <typename T>
+void store_at(char* p, int32_t v) {
+  const T t = static_cast<T>(v);
+  std::memcpy(p, &t, sizeof t);
+}
 
-// out = Op(a, b) row by row. Rows where both operands are contiguous, or one is contiguous and
-// the other broadcast (step 0: a bias or a scalar), run 4 lanes at a time. Every vector loads
-// both operands before storing, so out may be the same memory as an input. The op is copied
-// into a local (as unary's).
-template <typename Op>
+// out = Op(a, b) row by row over elements T (int32_t, or int8_t as int32 lanes: load4 /
+// store4). Rows where both operands are contiguous, or one is contiguous and the other
+// broadcast (step 0: a bias or a scalar), run 4 lanes at a time. Every vector loads both
+// operands before storing, so out may be the same memory as an input. The op is copied into
+// a local (as unary's).
+template <typename T, typename Op>
 void binary(const KernelCall& call, const Op& op_in) {
+  constexpr int64_t kElem = sizeof(T);
   const TensorView* const views[3] = {&call.outputs[0], &call.inputs[0], &call.inputs[1]};
   for_each_row(views, [&op_in](char* const* ptr, int64_t n, const int64_t* step) {
     const Op op = op_in;
@@ -65,38 +74,41 @@ void binary(const KernelCall& call, const Op& op_in) {
     const char* a = ptr[1];
     const char* b = ptr[2];
     int64_t i = 0;
-    if (step[0] == kInt) {
-      auto* o = reinterpret_cast<int32_t*>(out);
-      const auto* pa = reinterpret_cast<const int32_t*>(a);
-      const auto* pb = reinterpret_cast<const int32_t*>(b);
-      if (step[1] == kInt && step[2] == kInt) {
+    if (step[0] == kElem) {
+      auto* o = reinterpret_cast<T*>(out);
+      const auto* pa = reinterpret_cast<const T*>(a);
+      const auto* pb = reinterpret_cast<const T*>(b);
+      if (step[1] == kElem && step[2] == kElem) {
         for (; i + 4 <= n; i += 4) store4(o + i, op.vec(load4(pa + i), load4(pb + i)));
-      } else if (step[1] == kInt && step[2] == 0) {
-        const v128_t vb = wasm_i32x4_splat(load_at(b));
+      } else if (step[1] == kElem && step[2] == 0) {
+        const v128_t vb = wasm_i32x4_splat(load_at<T>(b));
         for (; i + 4 <= n; i += 4) store4(o + i, op.vec(load4(pa + i), vb));
-      } else if (step[1] == 0 && step[2] == kInt) {
-        const v128_t va = wasm_i32x4_splat(load_at(a));
+      } else if (step[1] == 0 && step[2] == kElem) {
+        const v128_t va = wasm_i32x4_splat(load_at<T>(a));
         for (; i + 4 <= n; i += 4) store4(o + i, op.vec(va, load4(pb + i)));
       }
     }
     for (; i < n; ++i) {
-      store_at(out + i * step[0], op.one(load_at(a + i * step[1]), load_at(b + i * step[2])));
+      store_at<T>(out + i * step[0],
+                  op.one(load_at<T>(a + i * step[1]), load_at<T>(b + i * step[2])));
     }
   });
 }
 
-// out = Op(x) row by row, 4 lanes at a time where both are contiguous (two vectors per step);
-// out may alias x. The op is copied into a local first, so no store through `o` can alias its
-// fields (shift counts, splatted bounds) and they may stay in locals across the loop.
-template <typename Op>
+// out = Op(x) row by row over elements T, 4 lanes at a time where both are contiguous (two
+// vectors per step); out may alias x. The op is copied into a local first, so no store through
+// `o` can alias its fields (shift counts, splatted bounds) and they may stay in locals across
+// the loop.
+template <typename T, typename Op>
 void unary(const KernelCall& call, const Op& op_in) {
+  constexpr int64_t kElem = sizeof(T);
   const TensorView* const views[2] = {&call.outputs[0], &call.inputs[0]};
   for_each_row(views, [&op_in](char* const* ptr, int64_t n, const int64_t* step) {
     const Op op = op_in;
     int64_t i = 0;
-    if (step[0] == kInt && step[1] == kInt) {
-      auto* o = reinterpret_cast<int32_t*>(ptr[0]);
-      const auto* x = reinterpret_cast<const int32_t*>(ptr[1]);
+    if (step[0] == kElem && step[1] == kElem) {
+      auto* o = reinterpret_cast<T*>(ptr[0]);
+      const auto* x = reinterpret_cast<const T*>(ptr[1]);
       for (; i + 8 <= n; i += 8) {
         const v128_t a = load4(x + i), b = load4(x + i + 4);
         store4(o + i, op.vec(a));
@@ -104,8 +116,35 @@ void unary(const KernelCall& call, const Op& op_in) {
       }
       for (; i + 4 <= n; i += 4) store4(o + i, op.vec(load4(x + i)));
     }
-    for (; i < n; ++i) store_at(ptr[0] + i * step[0], op.one(load_at(ptr[1] + i * step[1])));
+    for (; i < n; ++i) {
+      store_at<T>(ptr[0] + i * step[0], op.one(load_at<T>(ptr[1] + i * step[1])));
+    }
   });
+}
+
+// The element type every view of a call has: int32, int8 (the session's int8 activations:
+// KernelEntry::takes_int8_activations), or kAny when they mix (declined).
+ElemType views_type(const KernelCall& call) {
+  const ElemType t = call.outputs[0].type;
+  for (int k = 0; k < call.num_inputs; ++k) {
+    if (call.inputs[k].type != t) return ElemType::kAny;
+  }
+  return t == ElemType::kInt32 || t == ElemType::kInt8 ? t : ElemType::kAny;
+}
+
+// Op over int32 views, or over int8 ones holding the values (its results within int8).
+template <typename Op>
+KernelStatus unary_int32(const KernelCall& call, const Op& op) {
+  switch (views_type(call)) {
+    case ElemType::kInt32:
+      unary<int32_t>(call, op);
+      return KernelStatus::kDone;
+    case ElemType::kInt8:
+      unary<int8_t>(call, op);
+      return KernelStatus::kDone;
+    default:
+      return KernelStatus::kDeclined;
+  }
 }
 
 struct Relu {
@@ -152,59 +191,63 @@ struct ThenClamp {
   OutputClamp c;
 };
 
-// Op, or Op then the clamp in call.params when it is set (a session's fused clamp run).
+// Op, or Op then the clamp in call.params when it is set (a session's fused clamp run); int8
+// views only with that clamp within int8.
 template <typename Op>
-void binary_then_clamp(const KernelCall& call) {
-  if (call.params == nullptr) {
-    binary(call, Op{});
+KernelStatus binary_then_clamp(const KernelCall& call) {
+  const ElemType t = views_type(call);
+  const auto* clamp = static_cast<const CvmClampParams*>(call.params);
+  if (t == ElemType::kInt32 && clamp == nullptr) {
+    binary<int32_t>(call, Op{});
+  } else if (t == ElemType::kInt32) {
+    binary<int32_t>(call, ThenClamp<Op>{OutputClamp(clamp)});
+  } else if (t == ElemType::kInt8 && clamp != nullptr && clamp->lo >= -128 && clamp->hi <= 127) {
+    binary<int8_t>(call, ThenClamp<Op>{OutputClamp(clamp)});
   } else {
-    binary(call, ThenClamp<Op>{OutputClamp(static_cast<const CvmClampParams*>(call.params))});
+    return KernelStatus::kDeclined;
   }
+  return KernelStatus::kDone;
 }
 
 }  // namespace
 
-// Every layout is covered (other strides run the scalar loop of the same ops): never declines.
+// Every layout is covered (other strides run the scalar loop of the same ops): never declines
+// int32 views.
 KernelStatus add_i32__wasm_simd128(const KernelCall& call) {
-  binary_then_clamp<Add>(call);
-  return KernelStatus::kDone;
+  return binary_then_clamp<Add>(call);
 }
 KernelStatus sub_i32__wasm_simd128(const KernelCall& call) {
-  binary_then_clamp<Sub>(call);
-  return KernelStatus::kDone;
+  return binary_then_clamp<Sub>(call);
 }
 KernelStatus mul_i32__wasm_simd128(const KernelCall& call) {
-  binary(call, Mul{});
+  binary<int32_t>(call, Mul{});
   return KernelStatus::kDone;
 }
 KernelStatus maximum_i32__wasm_simd128(const KernelCall& call) {
-  binary(call, Max{});
+  binary<int32_t>(call, Max{});
   return KernelStatus::kDone;
 }
 KernelStatus minimum_i32__wasm_simd128(const KernelCall& call) {
-  binary(call, Min{});
+  binary<int32_t>(call, Min{});
   return KernelStatus::kDone;
 }
 
-KernelStatus relu_i32__wasm_simd128(const KernelCall& call) {
-  unary(call, Relu{});
-  return KernelStatus::kDone;
-}
+// relu, clip and the right shift take int8 views too (their results never leave the input's
+// range, or lie within the clamp).
+KernelStatus relu_i32__wasm_simd128(const KernelCall& call) { return unary_int32(call, Relu{}); }
 
 KernelStatus clip_i32__wasm_simd128(const KernelCall& call) {
-  unary(call, ClipOp{Clamp(clamp_params(call))});
-  return KernelStatus::kDone;
+  return unary_int32(call, ClipOp{Clamp(clamp_params(call))});
 }
 
 KernelStatus cvm_right_shift_i32__wasm_simd128(const KernelCall& call) {
   const CvmClampParams& p = clamp_params(call);
-  unary(call, RightShift{p, Clamp(p)});
-  return KernelStatus::kDone;
+  return unary_int32(call, RightShift{p, Clamp(p)});
 }
 
 KernelStatus cvm_left_shift_i32__wasm_simd128(const KernelCall& call) {
   const CvmClampParams& p = clamp_params(call);
-  unary(call, LeftShift{p.shift, Clamp(p)});
+  unary<int32_t>(call, LeftShift{p.shift, Clamp(p)});
   return KernelStatus::kDone;
 }
 

@@ -252,24 +252,27 @@ void dense_rows(const TensorView& x, const TensorView& w, const TensorView* bias
 // ---------------------------------------------------------------------------------------------
 // max_pool2d
 
-template <int S>
+// Over elements T: int32_t, or int8_t for int8 activation views (a valid op's windows each
+// hold an input cell, so the padding's INT32_MIN never reaches an int8 output).
+template <int S, typename T>
 void pool_all(const KernelCall& call) {
   const auto& p = *static_cast<const MaxPool2dParams*>(call.params);
   const TensorView& x = call.inputs[0];
   const TensorView& y = call.outputs[0];
   const int64_t in_h = x.shape[2], in_w = x.shape[3], out_w = y.shape[3];
-  const auto* xd = static_cast<const int32_t*>(x.data);
-  auto* yd = static_cast<int32_t*>(y.data);
+  const auto* xd = static_cast<const T*>(x.data);
+  auto* yd = static_cast<T*>(y.data);
+  const bool unit = x.strides[3] == 1 && y.strides[3] == 1;  // else one output at a time
   int64_t ow_lo, ow_hi;
   interior(out_w, p.stride_w, p.pad_w, p.pool_w, in_w, &ow_lo, &ow_hi);
   for (int64_t n = 0; n < y.shape[0]; ++n) {
     for (int64_t c = 0; c < y.shape[1]; ++c) {
-      const int32_t* xc = xd + n * x.strides[0] + c * x.strides[1];
+      const T* xc = xd + n * x.strides[0] + c * x.strides[1];
       for (int64_t oh = 0; oh < y.shape[2]; ++oh) {
         const int64_t h0 = oh * p.stride_h - p.pad_h;
         int64_t kh_lo, kh_hi;
         taps_inside(h0, 1, p.pool_h, in_h, &kh_lo, &kh_hi);
-        int32_t* yr = yd + n * y.strides[0] + c * y.strides[1] + oh * y.strides[2];
+        T* yr = yd + n * y.strides[0] + c * y.strides[1] + oh * y.strides[2];
         auto point = [&](int64_t ow) {
           const int64_t w0 = ow * p.stride_w - p.pad_w;
           int64_t kw_lo, kw_hi;
@@ -277,18 +280,19 @@ void pool_all(const KernelCall& call) {
           int32_t best = INT32_MIN;  // padding cells are INT32_MIN
           for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
             for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
-              best = std::max(best, xc[(h0 + kh) * x.strides[2] + w0 + kw]);
+              const T v = xc[(h0 + kh) * x.strides[2] + (w0 + kw) * x.strides[3]];
+              best = std::max(best, static_cast<int32_t>(v));
             }
           }
-          yr[ow] = best;
+          yr[ow * y.strides[3]] = static_cast<T>(best);
         };
         int64_t ow = 0;
         for (; ow < ow_lo; ++ow) point(ow);
-        for (; ow + 4 <= ow_hi; ow += 4) {
+        for (; unit && ow + 4 <= ow_hi; ow += 4) {
           v128_t best = wasm_i32x4_splat(INT32_MIN);
-          const int32_t* xw = xc + ow * p.stride_w - p.pad_w;
+          const T* xw = xc + ow * p.stride_w - p.pad_w;
           for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-            const int32_t* xr = xw + (h0 + kh) * x.strides[2];
+            const T* xr = xw + (h0 + kh) * x.strides[2];
             for (int64_t kw = 0; kw < p.pool_w; ++kw) {
               best = wasm_i32x4_max(best, load4_strided<S>(xr + kw, p.stride_w));
             }
@@ -359,14 +363,26 @@ KernelStatus max_pool2d_i32__wasm_simd128(const KernelCall& call) {
   const auto& p = *static_cast<const MaxPool2dParams*>(call.params);
   const TensorView& x = call.inputs[0];
   const TensorView& y = call.outputs[0];
-  // Rows of x and y with unit stride only; anything else is declined.
+  // int32 rows of unit stride (others are declined), or int8 views of any strides (other rows
+  // one output at a time); x and y of one type, else declined.
+  if (x.type != y.type) return KernelStatus::kDeclined;
+  if (x.type == ElemType::kInt8) {
+    if (p.stride_w == 1) {
+      pool_all<1, int8_t>(call);
+    } else if (p.stride_w == 2) {
+      pool_all<2, int8_t>(call);
+    } else {
+      pool_all<0, int8_t>(call);
+    }
+    return KernelStatus::kDone;
+  }
   if (x.strides[3] != 1 || y.strides[3] != 1) return KernelStatus::kDeclined;
   if (p.stride_w == 1) {
-    pool_all<1>(call);
+    pool_all<1, int32_t>(call);
   } else if (p.stride_w == 2) {
-    pool_all<2>(call);
+    pool_all<2, int32_t>(call);
   } else {
-    pool_all<0>(call);
+    pool_all<0, int32_t>(call);
   }
   return KernelStatus::kDone;
 }

@@ -14,18 +14,22 @@ namespace w = wasm;
 
 const KernelEntry kEntries[] = {
     // ---- elementwise and broadcast ----
-    // add and sub apply a fused clamp run's stage when one is passed (applies_clamp).
+    // add and sub apply a fused clamp run's stage when one is passed (applies_clamp), and then
+    // take int8 activation views (the last field, takes_int8_activations), as relu, clip,
+    // cvm_right_shift and max_pool2d do.
     {"add_i32__wasm_simd128", "add", E::kInt32, w::add_i32__wasm_simd128, kCpuNone, nullptr,
-     nullptr, true},
+     nullptr, true, false, true},
     {"sub_i32__wasm_simd128", "sub", E::kInt32, w::sub_i32__wasm_simd128, kCpuNone, nullptr,
-     nullptr, true},
+     nullptr, true, false, true},
     {"mul_i32__wasm_simd128", "mul", E::kInt32, w::mul_i32__wasm_simd128, kCpuNone},
     {"maximum_i32__wasm_simd128", "maximum", E::kInt32, w::maximum_i32__wasm_simd128, kCpuNone},
     {"minimum_i32__wasm_simd128", "minimum", E::kInt32, w::minimum_i32__wasm_simd128, kCpuNone},
-    {"relu_i32__wasm_simd128", "relu", E::kInt32, w::relu_i32__wasm_simd128, kCpuNone},
-    {"clip_i32__wasm_simd128", "clip", E::kInt32, w::clip_i32__wasm_simd128, kCpuNone},
+    {"relu_i32__wasm_simd128", "relu", E::kInt32, w::relu_i32__wasm_simd128, kCpuNone, nullptr,
+     nullptr, false, false, true},
+    {"clip_i32__wasm_simd128", "clip", E::kInt32, w::clip_i32__wasm_simd128, kCpuNone, nullptr,
+     nullptr, false, false, true},
     {"cvm_right_shift_i32__wasm_simd128", "cvm_right_shift", E::kInt32,
-     w::cvm_right_shift_i32__wasm_simd128, kCpuNone},
+     w::cvm_right_shift_i32__wasm_simd128, kCpuNone, nullptr, nullptr, false, false, true},
     {"cvm_left_shift_i32__wasm_simd128", "cvm_left_shift", E::kInt32,
      w::cvm_left_shift_i32__wasm_simd128, kCpuNone},
     // ---- reduce ----
@@ -48,7 +52,7 @@ const KernelEntry kEntries[] = {
     {"dense_i32__wasm_simd128", "dense", E::kInt32, w::dense_i32__wasm_simd128, kCpuNone,
      w::dense_i32__wasm_simd128_prepack, nullptr, true, false, true},
     {"max_pool2d_i32__wasm_simd128", "max_pool2d", E::kInt32, w::max_pool2d_i32__wasm_simd128,
-     kCpuNone},
+     kCpuNone, nullptr, nullptr, false, false, true},
     // ---- float32 nn ----
     {"conv2d_f32__wasm_simd128", "conv2d", E::kFloat32, w::conv2d_f32__wasm_simd128, kCpuNone},
     {"dense_f32__wasm_simd128", "dense", E::kFloat32, w::dense_f32__wasm_simd128, kCpuNone},
