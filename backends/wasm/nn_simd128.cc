@@ -305,6 +305,18 @@ void pool_all(const KernelCall& call) {
   }
 }
 
+// pool_all with the input column step of stride_w as a constant where it is 1 or 2.
+template <typename T>
+void pool_at_stride(const KernelCall& call, int64_t stride_w) {
+  if (stride_w == 1) {
+    pool_all<1, T>(call);
+  } else if (stride_w == 2) {
+    pool_all<2, T>(call);
+  } else {
+    pool_all<0, T>(call);
+  }
+}
+
 }  // namespace
 
 KernelStatus conv2d_i32__wasm_simd128(const KernelCall& call) {
@@ -367,23 +379,11 @@ KernelStatus max_pool2d_i32__wasm_simd128(const KernelCall& call) {
   // one output at a time); x and y of one type, else declined.
   if (x.type != y.type) return KernelStatus::kDeclined;
   if (x.type == ElemType::kInt8) {
-    if (p.stride_w == 1) {
-      pool_all<1, int8_t>(call);
-    } else if (p.stride_w == 2) {
-      pool_all<2, int8_t>(call);
-    } else {
-      pool_all<0, int8_t>(call);
-    }
+    pool_at_stride<int8_t>(call, p.stride_w);
     return KernelStatus::kDone;
   }
   if (x.strides[3] != 1 || y.strides[3] != 1) return KernelStatus::kDeclined;
-  if (p.stride_w == 1) {
-    pool_all<1, int32_t>(call);
-  } else if (p.stride_w == 2) {
-    pool_all<2, int32_t>(call);
-  } else {
-    pool_all<0, int32_t>(call);
-  }
+  pool_at_stride<int32_t>(call, p.stride_w);
   return KernelStatus::kDone;
 }
 
