@@ -66,8 +66,9 @@ Entry scaled_conv_block(ModelBuilder& b, const std::string& name, Entry x, int64
 }
 
 // A small MobileNet-like network with what must stay int32 around what may be int8:
-//   stem 3x3 -> dw 3x3 (a scale stage) -> pw 1x1 -> [a: 3x3 s2] + [b: 1x1 s2] -> elemwise_add -> shift
-//   -> flatten -> fc1 (dense) -> shift -> fc2 (dense) -> shift (an output, with pw's output)
+//   stem 3x3 -> dw 3x3 (a scale stage) -> pw 1x1 -> [a: 3x3 s2] + [b: 1x1 s2] -> elemwise_add
+//   -> shift -> flatten -> fc1 (dense) -> shift -> fc2 (dense) -> shift (an output, with
+//   pw's output)
 // stem, dw, fc1 and the input: read only by conv2d / dense as data (int8 where the kernels take
 // it); pw: a graph output; a, b: read by the add; fc2: the graph's output.
 std::shared_ptr<const Model> network() {
