@@ -209,9 +209,9 @@ int run_bench(const std::vector<std::string>& words) {
     progress.tick(++done, "warmup");
   }
   // With threads, the session's first runs measure which nodes to split over them
-  // (SessionOptions::measure_threads): untimed as well.
+  // (SessionOptions::measure_threads; up to 76 runs, fewer for slower models): untimed as well.
   int64_t measuring = 0;
-  while (!thread_choice_made(session) && measuring < 64) {
+  while (!thread_choice_made(session) && measuring < 1000) {
     session.run();
     ++measuring;
   }

@@ -23,12 +23,10 @@ namespace threads = cvm::threads;
 
 namespace {
 
-constexpr int kTrials = ThreadChoice::kTrials;
-
 // Node 0 split 4 vs serial 10: clearly split (run split in the later serial runs too); node 1
 // 6 vs 5: serial; node 2 8 vs 10: split in the mixed way (by the margin) but serial in the
 // serial way; node 3 9.5 vs 10: within the margin, serial. Runs: all serial 35, the later serial
-// runs (node 0 split) 29 times their trial factor, all split 27.5.
+// runs (node 0 split) 29 times their trial factor, all split 27.5. Microseconds, times a scale.
 struct NodeTimes {
   double serial, split;
 };
@@ -41,38 +39,57 @@ std::vector<bool> serial_nodes(const ThreadChoice& c) {
   return s;
 }
 
-// Runs the measuring runs of `c` (reset for kNodes) with these times, each trial's times a
-// little worse than the first so that only the best counts; the split runs take `split_extra`
-// more than their nodes, the mixed runs `mixed_run`.
-void measure(ThreadChoice* c, double mixed_run, double split_extra = 0) {
+// The pairs of serial and split runs the choice should take when measure() runs them at
+// `scale`: at least kMinTrials, then until they took kPairedMicros, at most kMaxTrials.
+int pairs_expected(double scale, double split_extra) {
+  double took = 0;
+  for (int pair = 1;; ++pair) {
+    const double worse = 1 + 0.1 * (pair - 1);
+    took += ((pair == 1 ? 35 : 29) + 27.5 + split_extra) * worse * scale;
+    if (pair >= ThreadChoice::kMaxTrials) return pair;
+    if (pair >= ThreadChoice::kMinTrials && took >= ThreadChoice::kPairedMicros) return pair;
+  }
+}
+
+// Runs the measuring runs of `c` (reset for kNodes) with these times times `scale`, each
+// trial's times a little worse than the first so that only the best counts; the split runs
+// take `split_extra` more than their nodes, the mixed runs `mixed_run`. Returns the trials.
+int measure(ThreadChoice* c, double mixed_run, double split_extra = 0, double scale = 1) {
   c->reset(kSteps, 2, true);
   REQUIRE_FALSE(c->measuring());  // run 0 warms up, split as without a choice
   REQUIRE(serial_nodes(*c) == std::vector<bool>(kSteps, false));
   c->end_run(1000);
-  for (int run = 1; run <= 2 * kTrials; ++run) {
+  int run = 1;
+  for (; c->trials() == 0; ++run) {
     INFO("run " << run);
+    REQUIRE(run <= 2 * ThreadChoice::kMaxTrials);
     REQUIRE(c->measuring());
     const bool serial = run % 2 == 1;
     const double worse = 1 + 0.1 * ((run - 1) / 2);
     double total = 0;
     for (size_t i = 0; i < kSteps; ++i) {
       REQUIRE(c->serial(i) == (serial && !(i == 0 && run > 2)));
-      const double t = (c->serial(i) ? kNodes[i].serial : kNodes[i].split) * worse;
+      const double t = (c->serial(i) ? kNodes[i].serial : kNodes[i].split) * worse * scale;
       c->record(i, t);
       total += t;
     }
-    c->end_run(total + (serial ? 0 : split_extra));
+    c->end_run(total + (serial ? 0 : split_extra * worse * scale));
   }
-  for (int run = 0; run < kTrials; ++run) {
+  const int trials = c->trials();
+  REQUIRE(run - 1 == 2 * trials);
+  REQUIRE(trials == pairs_expected(scale, split_extra));
+  for (int mixed = 0; mixed < trials; ++mixed) {
     REQUIRE(c->measuring());
     REQUIRE_FALSE(c->decided());
     // The mixed runs: nodes 0 and 2 split; their node times change nothing.
     REQUIRE(serial_nodes(*c) == std::vector<bool>{false, true, false, true});
     for (size_t i = 0; i < kSteps; ++i) c->record(i, 0.001);
-    c->end_run(mixed_run + run);
+    c->end_run((mixed_run + mixed) * scale);
   }
   REQUIRE(c->decided());
   REQUIRE_FALSE(c->measuring());
+  REQUIRE(c->trials() == trials);
+  return trials;
 }
 
 // Restores the default thread count and task size when a test ends.
@@ -121,6 +138,16 @@ TEST_CASE("thread choice: per-node times pick the mixed way, whole runs pick the
   SECTION("the mixed runs are fastest: nodes split where split beat serial by the margin") {
     measure(&c, 20);
     REQUIRE(serial_nodes(c) == std::vector<bool>{false, true, false, true});
+  }
+  SECTION("short runs get more trials, up to kMaxTrials; long ones kMinTrials") {
+    // Pairs of 62.5 us: 25 of them take 1.6 ms. Of 62.5 ms: the third ends the pairs. Of
+    // 2.5 ms growing by a tenth each: 20 ms after 7.
+    REQUIRE(measure(&c, 20) == ThreadChoice::kMaxTrials);
+    REQUIRE(measure(&c, 20, 0, 1000) == ThreadChoice::kMinTrials);
+    REQUIRE(measure(&c, 20, 0, 40) == 7);
+    REQUIRE(serial_nodes(c) == std::vector<bool>{false, true, false, true});
+    REQUIRE(measure(&c, 33, 10, 40) == 6);
+    REQUIRE(serial_nodes(c) == std::vector<bool>{false, true, true, true});
   }
   SECTION("all split was fastest") {
     measure(&c, 27.6);
@@ -189,13 +216,23 @@ TEST_CASE("sessions measuring their thread choice: the same bits in every run, t
     Session s(model, options);
     s.set_input("data", x);
     REQUIRE(plan_threads(s) == std::vector<int>(4, 0));  // not run yet
-    const int measuring_runs = measure_on ? ThreadChoice::kMeasuringRuns : 0;
-    for (int run = 0; run <= measuring_runs + 2; ++run) {
+    // Measuring: a warm-up run, 3 to 25 pairs of runs and as many mixed ones (as many as
+    // take 20 ms: a sanitizer's or a loaded machine's runs are slower).
+    int decided_at = measure_on ? -1 : 0;
+    for (int run = 0; run <= decided_at + 2 || decided_at < 0; ++run) {
+      REQUIRE(run <= 1 + 3 * ThreadChoice::kMaxTrials + 2);
       if (run == 1) cvm::set_num_threads(3);  // a new count: measured from here again
       s.run();
       INFO("run " << run);
       REQUIRE(same_bits(s.output(0), want));
-      const bool decided = !measure_on || run >= measuring_runs + 1;
+      const bool decided = plan_threads(s).front() != 0;
+      if (decided && decided_at < 0) {
+        decided_at = run;
+        // Run 1 warmed up for 3 threads, runs 2 .. decided_at measured.
+        REQUIRE((decided_at - 1) % 3 == 0);
+        REQUIRE((decided_at - 1) / 3 >= ThreadChoice::kMinTrials);
+      }
+      REQUIRE(decided == (decided_at >= 0 && run >= decided_at));
       for (int t : plan_threads(s)) {
         if (decided) {
           REQUIRE((t == 1 || t == 3 || (run == 0 && t == 2)));

@@ -12,7 +12,10 @@ constexpr double kNone = std::numeric_limits<double>::infinity();
 
 void ThreadChoice::reset(size_t steps, int threads, bool measure) {
   threads_ = threads;
-  run_ = threads >= 2 && measure ? 0 : kMeasuringRuns + 1;
+  phase_ = threads >= 2 && measure ? Phase::kWarmUp : Phase::kDecided;
+  run_ = 0;
+  trials_ = 0;
+  paired_micros_ = 0;
   best_serial_.assign(steps, kNone);
   best_split_.assign(steps, kNone);
   for (double& t : best_run_) t = kNone;
@@ -22,9 +25,17 @@ void ThreadChoice::reset(size_t steps, int threads, bool measure) {
 }
 
 ThreadChoice::Way ThreadChoice::way() const {
-  if (decided()) return chosen_;
-  if (run_ > 2 * kTrials) return kMixed;
-  return run_ % 2 == 1 ? kSerial : kSplit;  // run 0, the warm-up, splits as before
+  switch (phase_) {
+    case Phase::kWarmUp:
+      return kSplit;  // as without a choice
+    case Phase::kPairs:
+      return run_ % 2 == 1 ? kSerial : kSplit;
+    case Phase::kMixed:
+      return kMixed;
+    case Phase::kDecided:
+      break;
+  }
+  return chosen_;
 }
 
 bool ThreadChoice::serial(size_t step) const {
@@ -40,7 +51,7 @@ bool ThreadChoice::serial(size_t step) const {
 }
 
 void ThreadChoice::record(size_t step, double micros) {
-  if (!measuring() || run_ > 2 * kTrials || step >= best_serial_.size()) return;
+  if (phase_ != Phase::kPairs || step >= best_serial_.size()) return;
   double& best = serial(step) ? best_serial_[step] : best_split_[step];
   if (micros < best) best = micros;
 }
@@ -49,17 +60,41 @@ void ThreadChoice::end_run(double micros) {
   if (decided()) return;
   if (measuring() && micros < best_run_[way()]) best_run_[way()] = micros;
   ++run_;
+  switch (phase_) {
+    case Phase::kWarmUp:
+      phase_ = Phase::kPairs;
+      return;
+    case Phase::kPairs:
+      end_pair_run(micros);
+      return;
+    case Phase::kMixed:
+      if (run_ == 1 + 3 * trials_) decide();
+      return;
+    case Phase::kDecided:
+      return;
+  }
+}
+
+void ThreadChoice::end_pair_run(double micros) {
+  paired_micros_ += micros;
   if (run_ == 3) {  // after the first serial and split runs
     for (size_t i = 0; i < always_split_.size(); ++i) {
       always_split_[i] = best_split_[i] < kClearly * best_serial_[i];
     }
   }
-  if (run_ == 2 * kTrials + 1) {
-    for (size_t i = 0; i < mixed_.size(); ++i) {
-      mixed_[i] = !(best_split_[i] < kMargin * best_serial_[i]);
-    }
+  if (run_ % 2 == 0) return;  // a serial run waits for its split one
+  const int pairs = (run_ - 1) / 2;
+  const bool enough = paired_micros_ >= kPairedMicros || pairs >= kMaxTrials;
+  if (pairs < kMinTrials || !enough) return;
+  trials_ = pairs;
+  for (size_t i = 0; i < mixed_.size(); ++i) {
+    mixed_[i] = !(best_split_[i] < kMargin * best_serial_[i]);
   }
-  if (!decided()) return;
+  phase_ = Phase::kMixed;
+}
+
+void ThreadChoice::decide() {
+  phase_ = Phase::kDecided;
   chosen_ = kSplit;
   for (Way w : {kSerial, kMixed}) {
     if (best_run_[w] < best_run_[chosen_]) chosen_ = w;

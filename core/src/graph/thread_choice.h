@@ -14,21 +14,24 @@ namespace graph {
 // virtual machine whose two vCPUs sit far apart, the small convolutions of BlazeFace ran
 // 1.3-3x slower split over 2 threads, while ResNet-18's large ones ran 1.5x faster. A session
 // therefore measures. After one warm-up run, its runs alternate between every node on the
-// calling thread ("serial") and every node split over the pool ("split"), kTrials each, timing
-// each node and each run; a node is "mixed"-split if its best split time beat its best serial
-// time by kMargin. kTrials runs of that mixed choice follow, and the session keeps whichever of
-// the three (serial, split, mixed) had the fastest run: a node's time in the mixed runs is not
-// the time it had among neighbours that all ran one way, so the whole runs decide. A node that
-// ran split in under kClearly of its serial time in the first two runs runs split in the later
-// "serial" runs too (and in the serial way): with many cores, a large model's serial runs
-// would otherwise cost many times its split ones. Results are the same bits every way (kernels
-// never split inside a reduction).
+// calling thread ("serial") and every node split over the pool ("split"), timing each node and
+// each run, for at least kMinTrials pairs and until the pairs took kPairedMicros together (or
+// kMaxTrials pairs): a short model's best run of three is at the mercy of one busy moment of
+// the machine, so it gets more trials, each as cheap as a run. A node is "mixed"-split if its
+// best split time beat its best serial time by kMargin. As many runs of that mixed choice
+// follow, and the session keeps whichever of the three ways (serial, split, mixed) had the
+// fastest run: a node's time in the mixed runs is not the time it had among neighbours that all
+// ran one way, so the whole runs decide. A node that ran split in under kClearly of its serial
+// time in the first pair runs split in the later "serial" runs too (and in the serial way):
+// with many cores, a large model's serial runs would otherwise cost many times its split ones.
+// Results are the same bits every way (kernels never split inside a reduction).
 class ThreadChoice {
  public:
-  static constexpr int kTrials = 3;
+  static constexpr int kMinTrials = 3;
+  static constexpr int kMaxTrials = 25;
+  static constexpr double kPairedMicros = 20000;
   static constexpr double kMargin = 0.9;
   static constexpr double kClearly = 0.5;
-  static constexpr int kMeasuringRuns = 3 * kTrials;
 
   // Starts over for `steps` nodes run with `threads` threads (the pool's count): measuring when
   // threads >= 2 and `measure`, else every node takes the pool as it is (split).
@@ -37,23 +40,33 @@ class ThreadChoice {
   // The thread count the choice was made for (0 before the first reset).
   int threads() const { return threads_; }
   // Whether this run times its nodes and itself for the choice.
-  bool measuring() const { return run_ >= 1 && run_ <= kMeasuringRuns; }
+  bool measuring() const { return phase_ == Phase::kPairs || phase_ == Phase::kMixed; }
   // Whether the choice is made (measuring done, or nothing to measure).
-  bool decided() const { return run_ > kMeasuringRuns; }
+  bool decided() const { return phase_ == Phase::kDecided; }
+  // The runs each way had (kMinTrials .. kMaxTrials), once the serial and split runs ended.
+  int trials() const { return trials_; }
   // Whether node `step` runs on the calling thread alone in this run.
   bool serial(size_t step) const;
-  // Node `step` took `micros` in this run (kept in a measuring run's first part).
+  // Node `step` took `micros` in this run (kept in the serial and split runs).
   void record(size_t step, double micros);
   // A run that took `micros` ended: the next one measures another way, or the choice is made.
   void end_run(double micros);
 
  private:
   enum Way { kSerial, kSplit, kMixed };
+  enum class Phase { kWarmUp, kPairs, kMixed, kDecided };
   // How this run runs its nodes.
   Way way() const;
+  // end_run for a serial or split run: the mixed choice once the pairs are enough.
+  void end_pair_run(double micros);
+  // Keeps the way with the fastest run.
+  void decide();
 
   int threads_ = 0;
-  int run_ = 0;  // runs since the reset: 0 warms up, 1 .. kMeasuringRuns measure
+  Phase phase_ = Phase::kWarmUp;  // before the first reset: neither measuring nor decided
+  int run_ = 0;     // runs since the reset: 0 warms up, then 2 * trials_ pairs, trials_ mixed
+  int trials_ = 0;  // pairs run (and mixed runs to run), once the pairs ended
+  double paired_micros_ = 0;                      // the serial and split runs' time together
   std::vector<double> best_serial_, best_split_;  // per node
   double best_run_[3] = {};                       // per Way
   std::vector<bool> mixed_;                       // the mixed choice: serial, per node
