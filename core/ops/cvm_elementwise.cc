@@ -62,6 +62,11 @@ class ClampOp : public ElementwiseOp {
     return a;
   }
 
+  // clip, cvm_clip and cvm_right_shift (not cvm_left_shift: its kernels take int32 only).
+  Int8Activations int8_activations() const override {
+    return kind_ == ClampKind::kLeftShift ? Int8Activations::kNo : Int8Activations::kTogether;
+  }
+
   bool as_clamp(const OpAttrs& attrs, kernel::CvmClampParams* clamp) const override {
     if (kind_ == ClampKind::kLeftShift) return false;
     *clamp = static_cast<const ClampAttrs&>(attrs).params;
@@ -97,16 +102,17 @@ void add_cvm_elementwise_ops(OpList& ops) {
   // negative is not in-place (quirk, spec section 3); abs and negative take any signed integer
   // or float dtype, relu int32 or float32 (float models), the others int32 only.
   static const ElementwiseOp kSimple[] = {
-      ElementwiseOp({"relu", "relu", 1, true, true, S::kSame, D::kInt32OrFloat32, precision_p0}),
+      ElementwiseOp({"relu", "relu", 1, true, true, S::kSame, D::kInt32OrFloat32, precision_p0,
+                     Int8Activations::kTogether}),
       ElementwiseOp({"abs", "abs", 1, true, true, S::kSame, D::kSignedOrFloat, precision_p0}),
       ElementwiseOp(
           {"negative", "negative", 1, true, false, S::kSame, D::kSignedOrFloat, precision_p0}),
       ElementwiseOp(
           {"cvm_precision", "cvm_precision", 1, true, true, S::kSame, D::kInt32, precision_six}),
-      ElementwiseOp(
-          {"elemwise_add", "add", 2, true, true, S::kSame, D::kInt32, precision_max_plus_one}),
-      ElementwiseOp(
-          {"elemwise_sub", "sub", 2, true, true, S::kSame, D::kInt32, precision_max_plus_one}),
+      ElementwiseOp({"elemwise_add", "add", 2, true, true, S::kSame, D::kInt32,
+                     precision_max_plus_one, Int8Activations::kTogetherClamped}),
+      ElementwiseOp({"elemwise_sub", "sub", 2, true, true, S::kSame, D::kInt32,
+                     precision_max_plus_one, Int8Activations::kTogetherClamped}),
   };
   static const ClampOp kClamps[] = {
       {"clip", "clip", ClampKind::kClip},

@@ -280,6 +280,7 @@ class Conv2dOp : public OpDef {
   }
 
   bool takes_prepacked_weight() const override { return true; }
+  Int8Activations int8_activations() const override { return Int8Activations::kGemm; }
 
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
@@ -370,6 +371,7 @@ class DenseOp : public OpDef {
   }
 
   bool takes_prepacked_weight() const override { return true; }
+  Int8Activations int8_activations() const override { return Int8Activations::kGemm; }
 
   void compute(const OpAttrs&, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
@@ -391,6 +393,7 @@ class MaxPool2dOp : public OpDef {
  public:
   const char* name() const override { return "max_pool2d"; }
   int num_inputs() const override { return 1; }
+  Int8Activations int8_activations() const override { return Int8Activations::kTogether; }
 
   std::unique_ptr<OpAttrs> parse(const AttrMap& attrs) const override {
     AttrReader r(name(), attrs);

@@ -414,6 +414,10 @@ class ConcatenateOp : public TransformOp {
  public:
   const char* name() const override { return "concatenate"; }
   bool any_dtype() const override { return true; }
+  // In place, or copied by kernels of any element width.
+  Int8Activations int8_activations() const override {
+    return Int8Activations::kTogetherAnyKernel;
+  }
   int num_inputs() const override { return -1; }
   std::unique_ptr<OpAttrs> parse(const AttrMap& attrs) const override {
     AttrReader r(name(), attrs);

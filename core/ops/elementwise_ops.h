@@ -40,6 +40,7 @@ struct ElementwiseSpec {
   ShapeRule shapes;
   DtypeRule dtypes;
   PrecisionRule precision;  // null for non-CVM ops
+  Int8Activations int8 = Int8Activations::kNo;  // OpDef::int8_activations
 };
 
 // An op that computes output[i] from the inputs' element i (after broadcasting) with one kernel.
@@ -66,6 +67,7 @@ class ElementwiseOp : public OpDef {
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override;
   // relu on int32: clamp to [0, INT32_MAX].
   bool as_clamp(const OpAttrs& attrs, kernel::CvmClampParams* clamp) const override;
+  Int8Activations int8_activations() const override { return spec_.int8; }
 
  protected:
   // The kernel's POD parameter struct for these attributes (null: none). It must live as long

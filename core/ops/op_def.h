@@ -47,6 +47,20 @@ struct NodeKernels {
   const KernelChain& operator[](size_t i) const { return chains[i]; }
 };
 
+// How a CPU session may hold the activations an operator reads and writes as int8
+// (SessionOptions::int8_activations; core/src/graph/int8_activations.h), for entries of
+// precision <= 8. The session decides per entry; an op's kernels then see int8 views.
+enum class Int8Activations {
+  kNo,        // int32 views only
+  kTogether,  // every entry int8 or every entry int32, when the first entry of its kernel chain
+              // takes int8 views (KernelEntry::takes_int8_activations)
+  kTogetherClamped,  // kTogether, only under a fused clamp within int8 (elemwise_add / sub:
+                     // their kernels decline an unclamped int8 call, whose sum may not fit)
+  kTogetherAnyKernel,  // kTogether whatever kernel runs (concatenate: a copy of any width)
+  kGemm,  // conv2d, dense: the data either way; the output int8 when its clamp run (the
+          // requantizing epilogue the kernel applies) ends within int8
+};
+
 class OpDef {
  public:
   virtual ~OpDef() = default;
@@ -107,6 +121,9 @@ class OpDef {
   virtual bool as_clamp(const OpAttrs& attrs, kernel::CvmClampParams* clamp) const {
     return false;
   }
+
+  // How a session may hold its activations as int8 (Int8Activations). Default: int32 only.
+  virtual Int8Activations int8_activations() const { return Int8Activations::kNo; }
 };
 
 // The kernels of `op` for a call with `attrs` on `inputs` giving `output_dtypes`, under

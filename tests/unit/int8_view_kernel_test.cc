@@ -2,10 +2,18 @@
 // int8 activation views (KernelEntry::takes_int8_activations), on every usable table: every
 // view int8 gives the int32 call's results narrowed, on contiguous, strided and broadcast
 // views, odd sizes and empty ones, at 1 and 3 threads; views that mix int8 and int32 decline.
-// Also: the b32 copy kernels decline int8 views (the reference's copy takes them).
+// Also: the b32 copy kernels decline int8 views (the reference's copy takes them), and the
+// operators' OpDef::int8_activations agree with the entries that take int8 views.
+// op_def.h brings the library's CHECK/VERIFY macros: included first, then dropped for Catch2's.
+#include "op_def.h"
+#undef CHECK
+#undef VERIFY
+
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "entry_checks.h"
@@ -191,5 +199,43 @@ TEST_CASE("int8 views: the b32 copy kernels decline them", "[kernels][int8]") {
       NDArray y = NDArray::empty({5, 9}, DataType::Int(8));
       CHECK(poisoned_call(e.fn, {x}, y, nullptr, nullptr) == kernel::KernelStatus::kDeclined);
     }
+  }
+}
+
+// A session holds int8 activations around an operator by its OpDef::int8_activations, and an
+// entry's int8 paths run only where one does: an operator that declares int8 views (other than
+// a copy of any width) needs a kernel that takes them, and every kernel op with such an entry
+// needs an operator declaring them. Across every table compiled in, usable here or not.
+TEST_CASE("int8 views: operators declaring int8 activations and entries taking them agree",
+          "[kernels][int8]") {
+  using cvm::ops::Int8Activations;
+  std::set<std::string> taking;  // kernel ops with an entry that takes int8 views
+  for (const kernel::BackendTable* b : backend_tables()) {
+    for (size_t i = 0; i < b->count; ++i) {
+      if (b->entries[i].takes_int8_activations) taking.insert(b->entries[i].op);
+    }
+  }
+  REQUIRE(taking.count("conv2d") == 1);
+  std::set<std::string> reached;  // kernel ops of operators that declare int8 views
+  int declaring = 0;
+  for (const cvm::ops::OpDef* op : cvm::ops::all_ops()) {
+    const Int8Activations use = op->int8_activations();
+    if (use == Int8Activations::kNo) continue;
+    ++declaring;
+    INFO("operator " << op->name());
+    bool has_taker = false;
+    for (const char* k : op->kernel_ops()) {
+      reached.insert(k);
+      has_taker = has_taker || taking.count(k) == 1;
+    }
+    if (use != Int8Activations::kTogetherAnyKernel) {
+      CHECK(has_taker);
+    }
+  }
+  CHECK(declaring == 10);  // conv2d, dense, relu, clip, cvm_clip, cvm_right_shift, max_pool2d,
+                           // elemwise_add / _sub, concatenate
+  for (const std::string& k : taking) {
+    INFO("kernel op " << k);
+    CHECK(reached.count(k) == 1);
   }
 }

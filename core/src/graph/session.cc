@@ -298,21 +298,20 @@ void Session::State::fuse_pads(const ChainPolicy& policy) {
   }
 }
 
-// How each step meets its entries: conv2d / dense steps whose kernels take int8 activations
-// read their data either way and write int8 as the head of a clamp run whose last clamp fits
-// int8; relu, clip, cvm_clip, cvm_right_shift and max_pool2d nodes, clamp passes and
-// elemwise_add / _sub heads of such runs, whose kernels take int8 views, and concatenates (whose
-// copies take every type), take theirs together; fused steps compute nothing; the rest int32.
+// How each step meets its entries, from its op's OpDef::int8_activations and the first entry of
+// its chain: a kGemm op (conv2d, dense) whose kernels take int8 activations reads its data
+// either way and writes int8 as the head of a clamp run whose last clamp fits int8; kTogether
+// ops and clamp passes whose kernels take int8 views, kTogetherClamped ones (elemwise_add /
+// _sub) heading such a run, and kTogetherAnyKernel ones (concatenate) take theirs together;
+// fused steps compute nothing; the rest, other passes included, int32.
 std::vector<graph::ActivationUse> Session::State::activation_uses() const {
   using Kind = graph::ActivationUse::Kind;
   const Graph& g = m->graph;
-  auto fits = [](const kernel::CvmClampParams& c) { return c.lo >= -128 && c.hi <= 127; };
   std::vector<const HeadWrite*> head_write(g.nodes.size(), nullptr);
   for (const HeadWrite& w : head_writes) head_write[w.head] = &w;
   std::vector<graph::ActivationUse> uses;
   for (const Step& s : steps) {
     graph::ActivationUse u{Kind::kInt32, s.in_eids, s.out_eids, false};
-    const std::string& op = g.nodes[s.nid].op_name;
     const KernelChain& chain = s.pass == Step::Pass::kNone ? s.kernels[0] : s.pass_chain;
     const bool takes_int8 =
         !chain.entries.empty() && chain.entries.front()->takes_int8_activations;
@@ -321,22 +320,29 @@ std::vector<graph::ActivationUse> Session::State::activation_uses() const {
     const kernel::CvmClampParams* last =
         w == nullptr ? nullptr
                      : &steps[step_index[w->mul != kNoStep ? w->second : w->first]].clamp;
+    const bool fits_int8 = last != nullptr && last->lo >= -128 && last->hi <= 127;
     if (!s.fused_into.empty() || s.clamped_by != nullptr) {
       u.kind = Kind::kNone;
     } else if (s.pass == Step::Pass::kClamp) {
       if (takes_int8) u.kind = Kind::kTogether;
-    } else if (s.pass != Step::Pass::kNone) {
-      // kInt32
-    } else if (op == "conv2d" || op == "dense") {
-      if (takes_int8) u.kind = Kind::kGemm;
-      u.int8_write = last != nullptr && fits(*last);
-    } else if (op == "elemwise_add" || op == "elemwise_sub") {
-      if (takes_int8 && last != nullptr && fits(*last)) u.kind = Kind::kTogether;
-    } else if (op == "relu" || op == "clip" || op == "cvm_clip" || op == "cvm_right_shift" ||
-               op == "max_pool2d") {
-      if (takes_int8) u.kind = Kind::kTogether;
-    } else if (op == "concatenate") {
-      u.kind = Kind::kTogether;
+    } else if (s.pass == Step::Pass::kNone) {  // other passes: int32
+      switch (g.nodes[s.nid].op->int8_activations()) {
+        case ops::Int8Activations::kNo:
+          break;
+        case ops::Int8Activations::kTogether:
+          if (takes_int8) u.kind = Kind::kTogether;
+          break;
+        case ops::Int8Activations::kTogetherClamped:
+          if (takes_int8 && fits_int8) u.kind = Kind::kTogether;
+          break;
+        case ops::Int8Activations::kTogetherAnyKernel:
+          u.kind = Kind::kTogether;
+          break;
+        case ops::Int8Activations::kGemm:
+          if (takes_int8) u.kind = Kind::kGemm;
+          u.int8_write = fits_int8;
+          break;
+      }
     }
     uses.push_back(std::move(u));
   }
