@@ -186,10 +186,11 @@ struct KernelEntry {
   // clamp of its stage (the scale's, when set) lies within [-128, 127]: it then receives those
   // values, exact. Weights and bias stay int32. Such an entry may still decline an int8 call;
   // the op layer then widens.
-  // int32 relu, clip, cvm_right_shift and max_pool2d entries, and add / sub entries given a
-  // clamp within [-128, 127]: every view of a call may be int8 instead (all alike), holding the
-  // values an int32 view would; the results then fit. They never decline such a call (nothing
-  // behind them takes it), and decline one that mixes int8 and int32 views.
+  // int32 relu, clip, cvm_right_shift, max_pool2d and copy entries, and add / sub entries given
+  // a clamp within [-128, 127]: every view of a call may be int8 instead (all alike), holding
+  // the values an int32 view would; the results then fit. They never decline such a call
+  // (nothing behind them but the reference takes it), and decline one that mixes int8 and int32
+  // views.
   bool takes_int8_activations = false;
 };
 

@@ -1,6 +1,7 @@
-// Same-dtype copy of 4-byte elements on AVX-512: rows that gather every 2nd, 3rd or 4th input
-// element (an NHWC image's channels into NCHW planes) by two-table permutes, 16 at a time;
-// other rows as the reference copies them (bits only, no arithmetic).
+// Same-dtype copy of 4-byte elements, and of int8 activation views, on AVX-512: rows that gather
+// every 2nd, 3rd or 4th input element (an NHWC image's channels into NCHW planes) by two-table
+// permutes, 16 at a time (bytes: K byte shuffles of 16-byte vectors); other rows as the
+// reference copies them (bits only, no arithmetic).
 #include "immintrin_avx512.h"
 
 #include <cstdint>
@@ -44,21 +45,40 @@ __m512i gather_every(const char* in) {
   }
 }
 
-// A row of the copy (copy_rows.h), 16 outputs a vector. The gather is a template instantiated
-// here with this file's lambda only, so no other ISA's build of it can stand in for it.
-void copy_row(char* const* ptr, int64_t n, const int64_t* step) {
-  copy_row_b32<kLanes>(ptr, n, step, [](char* out, const char* in, auto k) {
+// Bytes j of the result: byte j * K of the 16 * K bytes at `in` (K = 2, 3, 4).
+template <int K>
+__m128i gather_every_byte(const char* in) {
+  static constexpr ByteGather<K> kIndex = byte_gather<K>();
+  __m128i out = _mm_setzero_si128();
+  for (int v = 0; v < K; ++v) {
+    const __m128i index = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kIndex.index[v]));
+    const __m128i part = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + v * 16));
+    out = _mm_or_si128(out, _mm_shuffle_epi8(part, index));
+  }
+  return out;
+}
+
+// A row of the copy (copy_rows.h): 16 outputs a vector. The gathers are templates instantiated
+// here with this file's lambdas only, so no other ISA's build of them can stand in for them.
+void copy_row_b32(char* const* ptr, int64_t n, const int64_t* step) {
+  copy_row<4, kLanes>(ptr, n, step, [](char* out, const char* in, auto k) {
     _mm512_storeu_si512(out, gather_every<decltype(k)::value>(in));
+  });
+}
+void copy_row_b8(char* const* ptr, int64_t n, const int64_t* step) {
+  copy_row<1, 16>(ptr, n, step, [](char* out, const char* in, auto k) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), gather_every_byte<decltype(k)::value>(in));
   });
 }
 
 }  // namespace
 
-KernelStatus copy_b32__avx512(const KernelCall& call) {
-  if (!copies_b32(call)) return KernelStatus::kDeclined;
+KernelStatus copy_bits__avx512(const KernelCall& call) {
+  const int size = copy_elem_size(call);
+  if (size == 0) return KernelStatus::kDeclined;
   const TensorView* views[2] = {&call.outputs[0], &call.inputs[0]};
   parallel_items(call, numel_of(call.outputs[0]), 1, [&](int64_t begin, int64_t end) {
-    for_each_row_range(views, begin, end, copy_row);
+    for_each_row_range(views, begin, end, size == 4 ? copy_row_b32 : copy_row_b8);
   });
   return KernelStatus::kDone;
 }

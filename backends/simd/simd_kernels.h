@@ -74,9 +74,10 @@ CVM_DECLARE_SIMD_F32_KERNEL(max_pool2d)
 CVM_DECLARE_SIMD_F32_KERNEL(avg_pool2d)
 #undef CVM_DECLARE_SIMD_F32_KERNEL
 
-// Same-dtype copy of any 4-byte element type (copy_avx512.cc): rows gathering every 2nd, 3rd
-// or 4th input element by permutes, the rest as the reference (bits only).
-KernelStatus copy_b32__avx512(const KernelCall& call);
+// Same-dtype copy of any 4-byte element type, or of int8 views on both sides (copy_avx512.cc):
+// rows gathering every 2nd, 3rd or 4th input element by permutes (bytes: shuffles), the rest
+// as the reference (bits only).
+KernelStatus copy_bits__avx512(const KernelCall& call);
 
 // Constant pad of any 4-byte element type (PadParams; pad_avx2.cc, walk in backends/pad_rows.h):
 // bits are moved, never converted, so every backend's result is the reference's.

@@ -109,9 +109,11 @@ const KernelEntry kEntries[] = {
     CVM_F32_BOTH_ISAS(softmax)
     CVM_F32_BOTH_ISAS(max_pool2d)
     CVM_F32_BOTH_ISAS(avg_pool2d)
-    // ---- same-dtype copy of 4-byte elements (copy_avx512.cc: one kernel, bits only) ----
-    {CVM_NAME(copy, f32, avx512), "copy", E::kFloat32, s::copy_b32__avx512, kAvx512},
-    {CVM_NAME(copy, i32, avx512), "copy", E::kInt32, s::copy_b32__avx512, kAvx512},
+    // ---- same-dtype copy of 4-byte elements (copy_avx512.cc: one kernel, bits only); the
+    // int32 entry takes int8 activation views too ----
+    {CVM_NAME(copy, f32, avx512), "copy", E::kFloat32, s::copy_bits__avx512, kAvx512},
+    {CVM_NAME(copy, i32, avx512), "copy", E::kInt32, s::copy_bits__avx512, kAvx512, nullptr,
+     nullptr, false, false, true},
     // ---- constant pad of 4-byte elements (pad_avx2.cc: one kernel, bits only) ----
     {CVM_NAME(pad, f32, avx2), "pad", E::kFloat32, s::pad_b32__avx2, kCpuAvx2},
     {CVM_NAME(pad, i32, avx2), "pad", E::kInt32, s::pad_b32__avx2, kCpuAvx2},

@@ -1,6 +1,7 @@
-// Same-dtype copy of 4-byte elements on WebAssembly SIMD128: rows that gather every 2nd, 3rd or
-// 4th input element (an NHWC image's channels into NCHW planes) by lane shuffles, 4 at a time;
-// other rows as the reference copies them (bits only, no arithmetic).
+// Same-dtype copy of 4-byte elements, and of int8 activation views, on WebAssembly SIMD128: rows
+// that gather every 2nd, 3rd or 4th input element (an NHWC image's channels into NCHW planes)
+// by lane shuffles, 4 at a time (bytes: K swizzles, 16 at a time); other rows as the reference
+// copies them (bits only, no arithmetic).
 #include <wasm_simd128.h>
 
 #include <cstdint>
@@ -32,13 +33,35 @@ v128_t gather_every(const char* in) {
   }
 }
 
+// Bytes j of the result: byte j * K of the 16 * K bytes at `in` (K = 2, 3, 4); a swizzle index
+// past the vector gives 0.
+template <int K>
+v128_t gather_every_byte(const char* in) {
+  static constexpr ByteGather<K> kIndex = byte_gather<K>();
+  v128_t out = wasm_i32x4_splat(0);
+  for (int v = 0; v < K; ++v) {
+    out = wasm_v128_or(out, wasm_i8x16_swizzle(wasm_v128_load(in + v * 16),
+                                               wasm_v128_load(kIndex.index[v])));
+  }
+  return out;
+}
+
 }  // namespace
 
-KernelStatus copy_b32__wasm_simd128(const KernelCall& call) {
-  if (!copies_b32(call)) return KernelStatus::kDeclined;
+KernelStatus copy_bits__wasm_simd128(const KernelCall& call) {
+  const int size = copy_elem_size(call);
+  if (size == 0) return KernelStatus::kDeclined;
   const TensorView* const views[2] = {&call.outputs[0], &call.inputs[0]};
+  if (size == 1) {
+    for_each_row(views, [](char* const* ptr, int64_t n, const int64_t* step) {
+      copy_row<1, 16>(ptr, n, step, [](char* out, const char* in, auto k) {
+        wasm_v128_store(out, gather_every_byte<decltype(k)::value>(in));
+      });
+    });
+    return KernelStatus::kDone;
+  }
   for_each_row(views, [](char* const* ptr, int64_t n, const int64_t* step) {
-    copy_row_b32<4>(ptr, n, step, [](char* out, const char* in, auto k) {
+    copy_row<4, 4>(ptr, n, step, [](char* out, const char* in, auto k) {
       wasm_v128_store(out, gather_every<decltype(k)::value>(in));
     });
   });

@@ -59,9 +59,10 @@ KernelStatus sigmoid_f32__wasm_simd128(const KernelCall& call);
 KernelStatus softmax_f32__wasm_simd128(const KernelCall& call);
 KernelStatus max_pool2d_f32__wasm_simd128(const KernelCall& call);
 KernelStatus avg_pool2d_f32__wasm_simd128(const KernelCall& call);
-// Same-dtype copy of any 4-byte element type (copy_simd128.cc): rows gathering every 2nd, 3rd
-// or 4th input element by shuffles, the rest as the reference (bits only).
-KernelStatus copy_b32__wasm_simd128(const KernelCall& call);
+// Same-dtype copy of any 4-byte element type, or of int8 views on both sides (copy_simd128.cc):
+// rows gathering every 2nd, 3rd or 4th input element by shuffles (bytes: swizzles), the rest
+// as the reference (bits only).
+KernelStatus copy_bits__wasm_simd128(const KernelCall& call);
 
 // Constant pad of any 4-byte element type (PadParams; pad_simd128.cc, walk in backends/pad_rows.h).
 KernelStatus pad_b32__wasm_simd128(const KernelCall& call);

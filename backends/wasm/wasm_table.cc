@@ -66,8 +66,9 @@ const KernelEntry kEntries[] = {
      kCpuNone},
     {"avg_pool2d_f32__wasm_simd128", "avg_pool2d", E::kFloat32, w::avg_pool2d_f32__wasm_simd128,
      kCpuNone},
-    {"copy_f32__wasm_simd128", "copy", E::kFloat32, w::copy_b32__wasm_simd128, kCpuNone},
-    {"copy_i32__wasm_simd128", "copy", E::kInt32, w::copy_b32__wasm_simd128, kCpuNone},
+    {"copy_f32__wasm_simd128", "copy", E::kFloat32, w::copy_bits__wasm_simd128, kCpuNone},
+    {"copy_i32__wasm_simd128", "copy", E::kInt32, w::copy_bits__wasm_simd128, kCpuNone, nullptr,
+     nullptr, false, false, true},
     {"pad_f32__wasm_simd128", "pad", E::kFloat32, w::pad_b32__wasm_simd128, kCpuNone},
     {"pad_i32__wasm_simd128", "pad", E::kInt32, w::pad_b32__wasm_simd128, kCpuNone},
 };

@@ -75,6 +75,10 @@ void write_output(const KernelChain& copy, const NDArray& out, const NDArray& sr
 // An op whose output is a view of input 0, copied out.
 class ViewOp : public TransformOp {
  public:
+  // Copied by kernels of any element width (the reference's copy, and entries taking int8).
+  Int8Activations int8_activations() const override {
+    return Int8Activations::kTogetherAnyKernel;
+  }
   void compute(const OpAttrs& attrs, const std::vector<NDArray>& inputs,
                const std::vector<NDArray>& outputs, const NodeKernels& kernels) const override {
     write_output(kernels[0], outputs[0], view(attrs, inputs, outputs[0].shape()));
@@ -414,7 +418,7 @@ class ConcatenateOp : public TransformOp {
  public:
   const char* name() const override { return "concatenate"; }
   bool any_dtype() const override { return true; }
-  // In place, or copied by kernels of any element width.
+  // In place, or copied by kernels of any element width (as ViewOp).
   Int8Activations int8_activations() const override {
     return Int8Activations::kTogetherAnyKernel;
   }

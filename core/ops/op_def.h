@@ -56,7 +56,8 @@ enum class Int8Activations {
               // takes int8 views (KernelEntry::takes_int8_activations)
   kTogetherClamped,  // kTogether, only under a fused clamp within int8 (elemwise_add / sub:
                      // their kernels decline an unclamped int8 call, whose sum may not fit)
-  kTogetherAnyKernel,  // kTogether whatever kernel runs (concatenate: a copy of any width)
+  kTogetherAnyKernel,  // kTogether whatever kernel runs (concatenate and the views copied out:
+                       // the reference's copy takes any width)
   kGemm,  // conv2d, dense: the data either way; the output int8 when its clamp run (the
           // requantizing epilogue the kernel applies) ends within int8
 };

@@ -70,7 +70,8 @@ Entry scaled_conv_block(ModelBuilder& b, const std::string& name, Entry x, int64
 //   -> shift -> flatten -> fc1 (dense) -> shift -> fc2 (dense) -> shift (an output, with
 //   pw's output)
 // stem, dw, fc1 and the input: read only by conv2d / dense as data (int8 where the kernels take
-// it); pw: a graph output; a, b: read by the add; fc2: the graph's output.
+// it); pw: a graph output; a, b: read by the add, whose shifted sum flatten copies into fc1's
+// data (int8 together where the add's kernel takes it); fc2: the graph's output.
 std::shared_ptr<const Model> network() {
   ModelBuilder b;
   const Entry x = b.input({1, 3, 17, 19}, DataType::Int(32), 8);
@@ -177,10 +178,18 @@ TEST_CASE("int8 activations: the int32 session's bits on every backend", "[graph
   const std::shared_ptr<const Model> model = network();
   check_int8_sessions(model, [](const Session& s) {
     const std::map<std::string, bool> int8 = int8_outputs(s);
-    // Never: a graph output (pw, fc2); a, b and the add: its output is read by flatten (int32).
-    for (const char* node : {"pw", "a", "b", "fc2", "sum", "sum_shift"}) {
+    // Never: a graph output (pw, fc2), a clamp run fused into its head (sum_shift).
+    for (const char* node : {"pw", "fc2", "sum_shift"}) {
       INFO(node);
       CHECK_FALSE(int8.at(node));
+    }
+    // a, b, their sum and its flattened copy: together, where the kernels of a, b and the add
+    // take int8 (flatten's copy takes any element, fc1 reads its data either way).
+    const bool residual =
+        heads_take_int8(s, "a") && heads_take_int8(s, "b") && heads_take_int8(s, "sum");
+    for (const char* node : {"a", "b", "sum", "flat"}) {
+      INFO(node);
+      CHECK(int8.at(node) == residual);
     }
     // Where the kernels of the producer and of every reader take int8: always.
     const bool dw_reads = heads_take_int8(s, "dw"), pw_reads = heads_take_int8(s, "pw");

@@ -1,9 +1,10 @@
-// The int32 relu, clip, cvm_right_shift, add / sub (with a clamp) and max_pool2d entries that take
-// int8 activation views (KernelEntry::takes_int8_activations), on every usable table: every
-// view int8 gives the int32 call's results narrowed, on contiguous, strided and broadcast
-// views, odd sizes and empty ones, at 1 and 3 threads; views that mix int8 and int32 decline.
-// Also: the b32 copy kernels decline int8 views (the reference's copy takes them), and the
-// operators' OpDef::int8_activations agree with the entries that take int8 views.
+// The int32 relu, clip, cvm_right_shift, add / sub (with a clamp), max_pool2d and copy entries
+// that take int8 activation views (KernelEntry::takes_int8_activations), on every usable
+// table: every view int8 gives the int32 call's results narrowed, on contiguous, strided and
+// broadcast views, odd sizes and empty ones, at 1 and 3 threads; views that mix int8 and int32
+// decline. The copy entries with the flag copy int8 views as the reference does (the others
+// decline them), and the operators' OpDef::int8_activations agree with the entries that take
+// int8 views.
 // op_def.h brings the library's CHECK/VERIFY macros: included first, then dropped for Catch2's.
 #include "op_def.h"
 #undef CHECK
@@ -186,20 +187,73 @@ TEST_CASE("int8 views: max_pool2d equals the int32 call narrowed", "[kernels][in
   }
 }
 
-TEST_CASE("int8 views: the b32 copy kernels decline them", "[kernels][int8]") {
-  const NDArray x = as_int8(random_in({5, 9}, -128, 127, 4500));
+// The copy entries that take int8 views against the reference's copy on the same views: every
+// K-th element gathered (an NHWC image into NCHW planes, K = 2, 3, 4, and 5 element by element)
+// at row lengths around the 16-byte vectors, contiguous rows, a strided output; on int8 views
+// they copy bytes, and a call mixing int8 and int32 they decline. int32 copy entries without
+// the flag decline int8 views.
+TEST_CASE("int8 views: copy entries taking them equal the reference's copy; others decline",
+          "[kernels][int8]") {
+  kernel::KernelFn ref = nullptr;  // the reference's copy: one kernel for every element type
+  for (size_t i = 0; i < kernel::kScalarBackend.count; ++i) {
+    if (std::strcmp(kernel::kScalarBackend.entries[i].op, "copy") == 0) {
+      ref = kernel::kScalarBackend.entries[i].fn;
+    }
+  }
+  REQUIRE(ref != nullptr);
+  int taking = 0;
   for (const kernel::BackendTable* b : backend_tables()) {
     for (size_t i = 0; i < b->count; ++i) {
       const kernel::KernelEntry& e = b->entries[i];
+      // int32 entries only: a session's int8 views are int32 entries of the graph.
       if (std::strcmp(e.op, "copy") != 0 || e.dtype != kernel::ElemType::kInt32 ||
-          !entry_usable(*b, e)) {
+          !entry_usable(*b, e) || e.fn == ref) {
         continue;
       }
       INFO("entry " << e.name);
-      NDArray y = NDArray::empty({5, 9}, DataType::Int(8));
-      CHECK(poisoned_call(e.fn, {x}, y, nullptr, nullptr) == kernel::KernelStatus::kDeclined);
+      if (!e.takes_int8_activations) {
+        const NDArray x = as_int8(random_in({5, 9}, -128, 127, 4500));
+        NDArray y = NDArray::empty({5, 9}, DataType::Int(8));
+        CHECK(poisoned_call(e.fn, {x}, y, nullptr, nullptr) == kernel::KernelStatus::kDeclined);
+        continue;
+      }
+      ++taking;
+      at_thread_counts([&] {
+        for (int64_t k : {1, 2, 3, 4, 5}) {
+          for (int64_t w : {1, 15, 16, 17, 31, 32, 33, 48, 100}) {
+            INFO("every " << k << ", row of " << w << ", threads " << num_threads());
+            // (2, w, k) -> (2, k, w): rows gathering every k-th byte.
+            const NDArray x =
+                as_int8(random_in({2, w, k}, -128, 127, static_cast<uint64_t>(100 * k + w)));
+            const NDArray view = x.permute({0, 2, 1});
+            NDArray want = NDArray::empty(view.shape(), DataType::Int(8));
+            REQUIRE(call_kernel(ref, {view}, want, nullptr, nullptr) ==
+                    kernel::KernelStatus::kDone);
+            NDArray got = NDArray::empty(view.shape(), DataType::Int(8));
+            REQUIRE(poisoned_call(e.fn, {view}, got, nullptr, nullptr) ==
+                    kernel::KernelStatus::kDone);
+            CHECK(test::bit_equal(got, want));
+            // Into every other byte of a wider output: the bytes between stay.
+            NDArray wide = NDArray::empty({2, k, 2 * w}, DataType::Int(8));
+            std::memset(wide.mutable_data(), 0x5A, wide.nbytes());
+            NDArray strided = wide.slice(2, 0, 2 * w, 2);
+            REQUIRE(call_kernel(e.fn, {view}, strided, nullptr, nullptr) ==
+                    kernel::KernelStatus::kDone);
+            CHECK(test::bit_equal(strided, want));
+            const NDArray between = wide.slice(2, 1, 2 * w, 2).contiguous();
+            for (int64_t j = 0; j < between.numel(); ++j) {
+              CHECK(static_cast<const int8_t*>(between.data())[j] == 0x5A);
+            }
+            // An int8 input into an int32 output: declined.
+            NDArray wider = NDArray::empty(view.shape(), DataType::Int(32));
+            CHECK(poisoned_call(e.fn, {view}, wider, nullptr, nullptr) ==
+                  kernel::KernelStatus::kDeclined);
+          }
+        }
+      });
     }
   }
+  WARN(taking << " copy entries take int8 views here");
 }
 
 // A session holds int8 activations around an operator by its OpDef::int8_activations, and an
@@ -232,8 +286,10 @@ TEST_CASE("int8 views: operators declaring int8 activations and entries taking t
       CHECK(has_taker);
     }
   }
-  CHECK(declaring == 10);  // conv2d, dense, relu, clip, cvm_clip, cvm_right_shift, max_pool2d,
-                           // elemwise_add / _sub, concatenate
+  // conv2d, dense, relu, clip, cvm_clip, cvm_right_shift, max_pool2d, elemwise_add / _sub,
+  // concatenate, and the views copied out: flatten, reshape, expand_dims, squeeze, transpose,
+  // strided_slice, slice_like.
+  CHECK(declaring == 17);
   for (const std::string& k : taking) {
     INFO("kernel op " << k);
     CHECK(reached.count(k) == 1);
