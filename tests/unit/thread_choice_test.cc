@@ -25,8 +25,8 @@ namespace {
 
 // Node 0 split 4 vs serial 10: clearly split (run split in the later serial runs too); node 1
 // 6 vs 5: serial; node 2 8 vs 10: split in the mixed way (by the margin) but serial in the
-// serial way; node 3 9.5 vs 10: within the margin, serial. Runs: all serial 35, the later serial
-// runs (node 0 split) 29 times their trial factor, all split 27.5. Microseconds, times a scale.
+// serial way; node 3 9.5 vs 10: within the margin, serial. Microseconds, times a scale; each
+// trial's node times a little worse than the first, so that only the best counts.
 struct NodeTimes {
   double serial, split;
 };
@@ -39,22 +39,30 @@ std::vector<bool> serial_nodes(const ThreadChoice& c) {
   return s;
 }
 
-// The pairs of serial and split runs the choice should take when measure() runs them at
-// `scale`: at least kMinTrials, then until they took kPairedMicros, at most kMaxTrials.
-int pairs_expected(double scale, double split_extra) {
+// The whole runs of each way, microseconds times a scale: the serial runs take `serial` each;
+// the first split and the first mixed run are lucky ones at half their way's typical time (the
+// second core free for once), which a best-of comparison would take for the way's speed.
+struct RunTimes {
+  double serial, split, mixed;
+};
+double run_time(double typical, int trial, bool splits) {
+  return splits && trial == 0 ? typical / 2 : typical;
+}
+
+// The pairs of serial and split runs the choice should take at `scale`: at least kMinTrials,
+// then until they took kPairedMicros, at most kMaxTrials.
+int pairs_expected(const RunTimes& runs, double scale) {
   double took = 0;
   for (int pair = 1;; ++pair) {
-    const double worse = 1 + 0.1 * (pair - 1);
-    took += ((pair == 1 ? 35 : 29) + 27.5 + split_extra) * worse * scale;
+    took += (runs.serial + run_time(runs.split, pair - 1, true)) * scale;
     if (pair >= ThreadChoice::kMaxTrials) return pair;
     if (pair >= ThreadChoice::kMinTrials && took >= ThreadChoice::kPairedMicros) return pair;
   }
 }
 
-// Runs the measuring runs of `c` (reset for kNodes) with these times times `scale`, each
-// trial's times a little worse than the first so that only the best counts; the split runs
-// take `split_extra` more than their nodes, the mixed runs `mixed_run`. Returns the trials.
-int measure(ThreadChoice* c, double mixed_run, double split_extra = 0, double scale = 1) {
+// Runs the measuring runs of `c` (reset for kNodes) with these node and run times (times
+// `scale`). Returns the trials each way had.
+int measure(ThreadChoice* c, const RunTimes& runs, double scale = 1) {
   c->reset(kSteps, 2, true);
   REQUIRE_FALSE(c->measuring());  // run 0 warms up, split as without a choice
   REQUIRE(serial_nodes(*c) == std::vector<bool>(kSteps, false));
@@ -65,32 +73,34 @@ int measure(ThreadChoice* c, double mixed_run, double split_extra = 0, double sc
     REQUIRE(run <= 2 * ThreadChoice::kMaxTrials);
     REQUIRE(c->measuring());
     const bool serial = run % 2 == 1;
-    const double worse = 1 + 0.1 * ((run - 1) / 2);
-    double total = 0;
+    const int trial = (run - 1) / 2;
     for (size_t i = 0; i < kSteps; ++i) {
       REQUIRE(c->serial(i) == (serial && !(i == 0 && run > 2)));
-      const double t = (c->serial(i) ? kNodes[i].serial : kNodes[i].split) * worse * scale;
-      c->record(i, t);
-      total += t;
+      const double t = c->serial(i) ? kNodes[i].serial : kNodes[i].split;
+      c->record(i, t * (1 + 0.1 * trial) * scale);
     }
-    c->end_run(total + (serial ? 0 : split_extra * worse * scale));
+    c->end_run(run_time(serial ? runs.serial : runs.split, trial, !serial) * scale);
   }
   const int trials = c->trials();
   REQUIRE(run - 1 == 2 * trials);
-  REQUIRE(trials == pairs_expected(scale, split_extra));
+  REQUIRE(trials == pairs_expected(runs, scale));
   for (int mixed = 0; mixed < trials; ++mixed) {
     REQUIRE(c->measuring());
     REQUIRE_FALSE(c->decided());
     // The mixed runs: nodes 0 and 2 split; their node times change nothing.
     REQUIRE(serial_nodes(*c) == std::vector<bool>{false, true, false, true});
     for (size_t i = 0; i < kSteps; ++i) c->record(i, 0.001);
-    c->end_run((mixed_run + mixed) * scale);
+    c->end_run(run_time(runs.mixed, mixed, true) * scale);
   }
   REQUIRE(c->decided());
   REQUIRE_FALSE(c->measuring());
   REQUIRE(c->trials() == trials);
   return trials;
 }
+
+const std::vector<bool> kMixedWay{false, true, false, true};
+const std::vector<bool> kSplitWay(kSteps, false);
+const std::vector<bool> kSerialWay{false, true, true, true};  // node 0 clearly split
 
 // Restores the default thread count and task size when a test ends.
 struct Restore {
@@ -136,26 +146,36 @@ TEST_CASE("thread choice: per-node times pick the mixed way, whole runs pick the
   ThreadChoice c;
   REQUIRE(c.threads() == 0);
   SECTION("the mixed runs are fastest: nodes split where split beat serial by the margin") {
-    measure(&c, 20);
-    REQUIRE(serial_nodes(c) == std::vector<bool>{false, true, false, true});
-  }
-  SECTION("short runs get more trials, up to kMaxTrials; long ones kMinTrials") {
-    // Pairs of 62.5 us: 25 of them take 1.6 ms. Of 62.5 ms: the third ends the pairs. Of
-    // 2.5 ms growing by a tenth each: 20 ms after 7.
-    REQUIRE(measure(&c, 20) == ThreadChoice::kMaxTrials);
-    REQUIRE(measure(&c, 20, 0, 1000) == ThreadChoice::kMinTrials);
-    REQUIRE(measure(&c, 20, 0, 40) == 7);
-    REQUIRE(serial_nodes(c) == std::vector<bool>{false, true, false, true});
-    REQUIRE(measure(&c, 33, 10, 40) == 6);
-    REQUIRE(serial_nodes(c) == std::vector<bool>{false, true, true, true});
+    measure(&c, {35, 30, 20});
+    REQUIRE(serial_nodes(c) == kMixedWay);
   }
   SECTION("all split was fastest") {
-    measure(&c, 27.6);
-    REQUIRE(serial_nodes(c) == std::vector<bool>(kSteps, false));
+    measure(&c, {35, 25, 28});
+    REQUIRE(serial_nodes(c) == kSplitWay);
   }
   SECTION("the serial way was fastest: serial but for the node that was clearly split") {
-    measure(&c, 33, 10);
-    REQUIRE(serial_nodes(c) == std::vector<bool>{false, true, true, true});
+    measure(&c, {35, 40, 38});
+    REQUIRE(serial_nodes(c) == kSerialWay);
+  }
+  SECTION("a way that splits must beat the serial way's median by the margin") {
+    measure(&c, {35, 33, 32});  // 32 > 0.9 * 35
+    REQUIRE(serial_nodes(c) == kSerialWay);
+    measure(&c, {35, 33, 31});
+    REQUIRE(serial_nodes(c) == kMixedWay);
+  }
+  SECTION("medians decide, not the luckiest run") {
+    // Split's and mixed's lucky runs (18, 19) are far below serial's 35; their medians (36,
+    // 38) are not: serial.
+    measure(&c, {35, 36, 38});
+    REQUIRE(serial_nodes(c) == kSerialWay);
+  }
+  SECTION("short runs get more trials, up to kMaxTrials; long ones kMinTrials") {
+    // Pairs of 65 us (the first 50): 25 take 1.6 ms. Of 65 ms: the third ends the pairs. Of
+    // 2.6 ms (the first 2): 20 ms after 8.
+    REQUIRE(measure(&c, {35, 30, 20}) == ThreadChoice::kMaxTrials);
+    REQUIRE(measure(&c, {35, 30, 20}, 1000) == ThreadChoice::kMinTrials);
+    REQUIRE(measure(&c, {35, 30, 20}, 40) == 8);
+    REQUIRE(serial_nodes(c) == kMixedWay);
   }
   SECTION("one thread, or measuring off: decided at once, every node takes the pool") {
     for (bool measure_on : {true, false}) {
@@ -169,7 +189,7 @@ TEST_CASE("thread choice: per-node times pick the mixed way, whole runs pick the
     }
   }
   SECTION("a reset forgets the last choice") {
-    measure(&c, 20);
+    measure(&c, {35, 30, 20});
     c.reset(kSteps, 3, true);
     REQUIRE(c.threads() == 3);
     REQUIRE_FALSE(c.decided());

@@ -1,6 +1,7 @@
 // ThreadChoice: the measuring runs' bookkeeping and the choice.
 #include "thread_choice.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace cvm {
@@ -18,7 +19,7 @@ void ThreadChoice::reset(size_t steps, int threads, bool measure) {
   paired_micros_ = 0;
   best_serial_.assign(steps, kNone);
   best_split_.assign(steps, kNone);
-  for (double& t : best_run_) t = kNone;
+  for (std::vector<double>& r : runs_) r.clear();
   mixed_.assign(steps, false);
   always_split_.assign(steps, false);
   chosen_ = kSplit;
@@ -58,7 +59,7 @@ void ThreadChoice::record(size_t step, double micros) {
 
 void ThreadChoice::end_run(double micros) {
   if (decided()) return;
-  if (measuring() && micros < best_run_[way()]) best_run_[way()] = micros;
+  if (measuring()) runs_[way()].push_back(micros);
   ++run_;
   switch (phase_) {
     case Phase::kWarmUp:
@@ -95,9 +96,15 @@ void ThreadChoice::end_pair_run(double micros) {
 
 void ThreadChoice::decide() {
   phase_ = Phase::kDecided;
-  chosen_ = kSplit;
-  for (Way w : {kSerial, kMixed}) {
-    if (best_run_[w] < best_run_[chosen_]) chosen_ = w;
+  double median[3];
+  for (Way w : {kSerial, kSplit, kMixed}) {
+    std::vector<double>& r = runs_[w];
+    std::nth_element(r.begin(), r.begin() + r.size() / 2, r.end());
+    median[w] = r.empty() ? kNone : r[r.size() / 2];
+  }
+  chosen_ = kSerial;
+  for (Way w : {kSplit, kMixed}) {
+    if (median[w] < kMargin * median[kSerial] && median[w] < median[chosen_]) chosen_ = w;
   }
 }
 

@@ -19,11 +19,14 @@ namespace graph {
 // kMaxTrials pairs): a short model's best run of three is at the mercy of one busy moment of
 // the machine, so it gets more trials, each as cheap as a run. A node is "mixed"-split if its
 // best split time beat its best serial time by kMargin. As many runs of that mixed choice
-// follow, and the session keeps whichever of the three ways (serial, split, mixed) had the
-// fastest run: a node's time in the mixed runs is not the time it had among neighbours that all
-// ran one way, so the whole runs decide. A node that ran split in under kClearly of its serial
-// time in the first pair runs split in the later "serial" runs too (and in the serial way):
-// with many cores, a large model's serial runs would otherwise cost many times its split ones.
+// follow. Then whole runs decide (a node's time in the mixed runs is not the time it had among
+// neighbours that all ran one way), by each way's median run: a split run waits for a second
+// core, which a shared machine takes away now and then (BlazeFace's 0.41 ms runs at 2 threads
+// on a 2-vCPU VM took 0.45-0.82 ms in some minutes with a handful of nodes split), so a way's
+// luckiest run says little. The serial way is kept unless a way that splits beat its median by
+// kMargin too; of those, the faster. A node that ran split in under kClearly of its serial time
+// in the first pair runs split in the later "serial" runs too (and in the serial way): with
+// many cores, a large model's serial runs would otherwise cost many times its split ones.
 // Results are the same bits every way (kernels never split inside a reduction).
 class ThreadChoice {
  public:
@@ -59,7 +62,8 @@ class ThreadChoice {
   Way way() const;
   // end_run for a serial or split run: the mixed choice once the pairs are enough.
   void end_pair_run(double micros);
-  // Keeps the way with the fastest run.
+  // Keeps the serial way, or the way that splits with the fastest median run if that beat the
+  // serial way's by kMargin.
   void decide();
 
   int threads_ = 0;
@@ -68,7 +72,7 @@ class ThreadChoice {
   int trials_ = 0;  // pairs run (and mixed runs to run), once the pairs ended
   double paired_micros_ = 0;                      // the serial and split runs' time together
   std::vector<double> best_serial_, best_split_;  // per node
-  double best_run_[3] = {};                       // per Way
+  std::vector<double> runs_[3];                   // per Way: the measured runs' times
   std::vector<bool> mixed_;                       // the mixed choice: serial, per node
   std::vector<bool> always_split_;                // split in serial runs from run 3 on
   Way chosen_ = kSplit;
