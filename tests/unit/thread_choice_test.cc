@@ -26,11 +26,14 @@ namespace {
 // Node 0 split 4 vs serial 10: clearly split (run split in the later serial runs too); node 1
 // 6 vs 5: serial; node 2 8 vs 10: split in the mixed way (by the margin) but serial in the
 // serial way; node 3 9.5 vs 10: within the margin, serial. Microseconds, times a scale; each
-// trial's node times a little worse than the first, so that only the best counts.
+// trial's node times a little worse than the first, so that only the best counts. kNoneClear:
+// the same with node 0 at 6 vs 10, split in the mixed way only.
 struct NodeTimes {
   double serial, split;
 };
-const NodeTimes kNodes[] = {{10, 4}, {5, 6}, {10, 8}, {10, 9.5}};
+using Nodes = NodeTimes[4];
+const Nodes kNodes = {{10, 4}, {5, 6}, {10, 8}, {10, 9.5}};
+const Nodes kNoneClear = {{10, 6}, {5, 6}, {10, 8}, {10, 9.5}};
 constexpr size_t kSteps = 4;
 
 std::vector<bool> serial_nodes(const ThreadChoice& c) {
@@ -41,9 +44,10 @@ std::vector<bool> serial_nodes(const ThreadChoice& c) {
 
 // The whole runs of each way, microseconds times a scale: the serial runs take `serial` each;
 // the first split and the first mixed run are lucky ones at half their way's typical time (the
-// second core free for once), which a best-of comparison would take for the way's speed.
+// second core free for once), which a best-of comparison would take for the way's speed. The
+// solo runs (every node serial, measured where a node is clearly split) take `solo`.
 struct RunTimes {
-  double serial, split, mixed;
+  double serial, split, mixed, solo = 100;
 };
 double run_time(double typical, int trial, bool splits) {
   return splits && trial == 0 ? typical / 2 : typical;
@@ -60,13 +64,15 @@ int pairs_expected(const RunTimes& runs, double scale) {
   }
 }
 
-// Runs the measuring runs of `c` (reset for kNodes) with these node and run times (times
+// Runs the measuring runs of `c` (reset for `nodes`) with these node and run times (times
 // `scale`). Returns the trials each way had.
-int measure(ThreadChoice* c, const RunTimes& runs, double scale = 1) {
+int measure(ThreadChoice* c, const RunTimes& runs, double scale = 1,
+            const Nodes& nodes = kNodes) {
   c->reset(kSteps, 2, true);
   REQUIRE_FALSE(c->measuring());  // run 0 warms up, split as without a choice
   REQUIRE(serial_nodes(*c) == std::vector<bool>(kSteps, false));
   c->end_run(1000);
+  const bool clear = nodes[0].split < ThreadChoice::kClearly * nodes[0].serial;
   int run = 1;
   for (; c->trials() == 0; ++run) {
     INFO("run " << run);
@@ -75,8 +81,8 @@ int measure(ThreadChoice* c, const RunTimes& runs, double scale = 1) {
     const bool serial = run % 2 == 1;
     const int trial = (run - 1) / 2;
     for (size_t i = 0; i < kSteps; ++i) {
-      REQUIRE(c->serial(i) == (serial && !(i == 0 && run > 2)));
-      const double t = c->serial(i) ? kNodes[i].serial : kNodes[i].split;
+      REQUIRE(c->serial(i) == (serial && !(clear && i == 0 && run > 2)));
+      const double t = c->serial(i) ? nodes[i].serial : nodes[i].split;
       c->record(i, t * (1 + 0.1 * trial) * scale);
     }
     c->end_run(run_time(serial ? runs.serial : runs.split, trial, !serial) * scale);
@@ -84,13 +90,19 @@ int measure(ThreadChoice* c, const RunTimes& runs, double scale = 1) {
   const int trials = c->trials();
   REQUIRE(run - 1 == 2 * trials);
   REQUIRE(trials == pairs_expected(runs, scale));
+  // The mixed runs (nodes 0 and 2 split), each followed by a solo run where node 0 was clearly
+  // split; their node times change nothing.
   for (int mixed = 0; mixed < trials; ++mixed) {
-    REQUIRE(c->measuring());
-    REQUIRE_FALSE(c->decided());
-    // The mixed runs: nodes 0 and 2 split; their node times change nothing.
-    REQUIRE(serial_nodes(*c) == std::vector<bool>{false, true, false, true});
-    for (size_t i = 0; i < kSteps; ++i) c->record(i, 0.001);
-    c->end_run(run_time(runs.mixed, mixed, true) * scale);
+    for (bool solo : {false, true}) {
+      if (solo && !clear) continue;
+      INFO("mixed run " << mixed << (solo ? ", solo" : ""));
+      REQUIRE(c->measuring());
+      REQUIRE_FALSE(c->decided());
+      REQUIRE(serial_nodes(*c) ==
+              (solo ? std::vector<bool>(kSteps, true) : std::vector<bool>{false, true, false, true}));
+      for (size_t i = 0; i < kSteps; ++i) c->record(i, 0.001);
+      c->end_run((solo ? runs.solo : run_time(runs.mixed, mixed, true)) * scale);
+    }
   }
   REQUIRE(c->decided());
   REQUIRE_FALSE(c->measuring());
@@ -101,6 +113,7 @@ int measure(ThreadChoice* c, const RunTimes& runs, double scale = 1) {
 const std::vector<bool> kMixedWay{false, true, false, true};
 const std::vector<bool> kSplitWay(kSteps, false);
 const std::vector<bool> kSerialWay{false, true, true, true};  // node 0 clearly split
+const std::vector<bool> kSoloWay(kSteps, true);
 
 // Restores the default thread count and task size when a test ends.
 struct Restore {
@@ -158,9 +171,9 @@ TEST_CASE("thread choice: per-node times pick the mixed way, whole runs pick the
     REQUIRE(serial_nodes(c) == kSerialWay);
   }
   SECTION("a way that splits must beat the serial way's median by the margin") {
-    measure(&c, {35, 33, 32});  // 32 > 0.9 * 35
-    REQUIRE(serial_nodes(c) == kSerialWay);
-    measure(&c, {35, 33, 31});
+    measure(&c, {35, 33, 32}, 1, kNoneClear);  // 32 > 0.9 * 35
+    REQUIRE(serial_nodes(c) == kSoloWay);
+    measure(&c, {35, 33, 31}, 1, kNoneClear);
     REQUIRE(serial_nodes(c) == kMixedWay);
   }
   SECTION("medians decide, not the luckiest run") {
@@ -176,6 +189,18 @@ TEST_CASE("thread choice: per-node times pick the mixed way, whole runs pick the
     REQUIRE(measure(&c, {35, 30, 20}, 1000) == ThreadChoice::kMinTrials);
     REQUIRE(measure(&c, {35, 30, 20}, 40) == 8);
     REQUIRE(serial_nodes(c) == kMixedWay);
+  }
+  SECTION("solo runs where a node is clearly split: kept unless a way that splits beat them") {
+    measure(&c, {35, 40, 38, 34});  // serial's 35 is within the margin of solo's 34
+    REQUIRE(serial_nodes(c) == kSoloWay);
+    measure(&c, {30, 40, 38, 34});  // 30 < 0.9 * 34: serial, node 0 split
+    REQUIRE(serial_nodes(c) == kSerialWay);
+    measure(&c, {35, 40, 30, 34});  // mixed by the margin
+    REQUIRE(serial_nodes(c) == kMixedWay);
+  }
+  SECTION("no node clearly split: no solo runs, the serial way splits nothing") {
+    measure(&c, {35, 40, 38}, 1, kNoneClear);
+    REQUIRE(serial_nodes(c) == kSoloWay);
   }
   SECTION("one thread, or measuring off: decided at once, every node takes the pool") {
     for (bool measure_on : {true, false}) {
@@ -237,10 +262,10 @@ TEST_CASE("sessions measuring their thread choice: the same bits in every run, t
     s.set_input("data", x);
     REQUIRE(plan_threads(s) == std::vector<int>(4, 0));  // not run yet
     // Measuring: a warm-up run, 3 to 25 pairs of runs and as many mixed ones (as many as
-    // take 20 ms: a sanitizer's or a loaded machine's runs are slower).
+    // take 20 ms: a sanitizer's or a loaded machine's runs are slower), maybe as many solo.
     int decided_at = measure_on ? -1 : 0;
     for (int run = 0; run <= decided_at + 2 || decided_at < 0; ++run) {
-      REQUIRE(run <= 1 + 3 * ThreadChoice::kMaxTrials + 2);
+      REQUIRE(run <= 1 + 4 * ThreadChoice::kMaxTrials + 2);
       if (run == 1) cvm::set_num_threads(3);  // a new count: measured from here again
       s.run();
       INFO("run " << run);
@@ -248,9 +273,11 @@ TEST_CASE("sessions measuring their thread choice: the same bits in every run, t
       const bool decided = plan_threads(s).front() != 0;
       if (decided && decided_at < 0) {
         decided_at = run;
-        // Run 1 warmed up for 3 threads, runs 2 .. decided_at measured.
-        REQUIRE((decided_at - 1) % 3 == 0);
-        REQUIRE((decided_at - 1) / 3 >= ThreadChoice::kMinTrials);
+        // Run 1 warmed up for 3 threads, runs 2 .. decided_at measured: pairs and mixed runs,
+        // and as many solo runs where a node was clearly split.
+        const int measured = decided_at - 1;
+        REQUIRE(((measured % 3 == 0 && measured / 3 >= ThreadChoice::kMinTrials) ||
+                 (measured % 4 == 0 && measured / 4 >= ThreadChoice::kMinTrials)));
       }
       REQUIRE(decided == (decided_at >= 0 && run >= decided_at));
       for (int t : plan_threads(s)) {

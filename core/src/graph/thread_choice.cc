@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 namespace cvm {
 namespace graph {
@@ -16,7 +17,7 @@ void ThreadChoice::reset(size_t steps, int threads, bool measure) {
   phase_ = threads >= 2 && measure ? Phase::kWarmUp : Phase::kDecided;
   run_ = 0;
   trials_ = 0;
-  paired_micros_ = 0;
+  solo_ = false;
   best_serial_.assign(steps, kNone);
   best_split_.assign(steps, kNone);
   for (std::vector<double>& r : runs_) r.clear();
@@ -31,8 +32,8 @@ ThreadChoice::Way ThreadChoice::way() const {
       return kSplit;  // as without a choice
     case Phase::kPairs:
       return run_ % 2 == 1 ? kSerial : kSplit;
-    case Phase::kMixed:
-      return kMixed;
+    case Phase::kMixed:  // from run 1 + 2 trials_ on: mixed first
+      return solo_ && run_ % 2 == 0 ? kSolo : kMixed;
     case Phase::kDecided:
       break;
   }
@@ -45,6 +46,8 @@ bool ThreadChoice::serial(size_t step) const {
       return !(step < always_split_.size() && always_split_[step]);
     case kSplit:
       return false;
+    case kSolo:
+      return true;
     case kMixed:
       break;
   }
@@ -66,26 +69,28 @@ void ThreadChoice::end_run(double micros) {
       phase_ = Phase::kPairs;
       return;
     case Phase::kPairs:
-      end_pair_run(micros);
+      end_pair_run();
       return;
     case Phase::kMixed:
-      if (run_ == 1 + 3 * trials_) decide();
+      if (run_ == 1 + (solo_ ? 4 : 3) * trials_) decide();
       return;
     case Phase::kDecided:
       return;
   }
 }
 
-void ThreadChoice::end_pair_run(double micros) {
-  paired_micros_ += micros;
+void ThreadChoice::end_pair_run() {
   if (run_ == 3) {  // after the first serial and split runs
     for (size_t i = 0; i < always_split_.size(); ++i) {
       always_split_[i] = best_split_[i] < kClearly * best_serial_[i];
+      solo_ = solo_ || always_split_[i];
     }
   }
   if (run_ % 2 == 0) return;  // a serial run waits for its split one
   const int pairs = (run_ - 1) / 2;
-  const bool enough = paired_micros_ >= kPairedMicros || pairs >= kMaxTrials;
+  const double paired = std::accumulate(runs_[kSerial].begin(), runs_[kSerial].end(), 0.0) +
+                        std::accumulate(runs_[kSplit].begin(), runs_[kSplit].end(), 0.0);
+  const bool enough = paired >= kPairedMicros || pairs >= kMaxTrials;
   if (pairs < kMinTrials || !enough) return;
   trials_ = pairs;
   for (size_t i = 0; i < mixed_.size(); ++i) {
@@ -96,15 +101,16 @@ void ThreadChoice::end_pair_run(double micros) {
 
 void ThreadChoice::decide() {
   phase_ = Phase::kDecided;
-  double median[3];
-  for (Way w : {kSerial, kSplit, kMixed}) {
+  double median[4];
+  for (Way w : {kSerial, kSplit, kMixed, kSolo}) {
     std::vector<double>& r = runs_[w];
     std::nth_element(r.begin(), r.begin() + r.size() / 2, r.end());
     median[w] = r.empty() ? kNone : r[r.size() / 2];
   }
-  chosen_ = kSerial;
-  for (Way w : {kSplit, kMixed}) {
-    if (median[w] < kMargin * median[kSerial] && median[w] < median[chosen_]) chosen_ = w;
+  const Way none_split = solo_ ? kSolo : kSerial;
+  chosen_ = none_split;
+  for (Way w : {kSerial, kSplit, kMixed}) {
+    if (median[w] < kMargin * median[none_split] && median[w] < median[chosen_]) chosen_ = w;
   }
 }
 

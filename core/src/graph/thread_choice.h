@@ -27,6 +27,10 @@ namespace graph {
 // kMargin too; of those, the faster. A node that ran split in under kClearly of its serial time
 // in the first pair runs split in the later "serial" runs too (and in the serial way): with
 // many cores, a large model's serial runs would otherwise cost many times its split ones.
+// Where such a node exists, the mixed runs alternate with as many "solo" runs, every node on
+// the calling thread and no worker woken: then the way that splits nothing is solo, and the
+// serial way counts as one that splits (on a 2-vCPU VM one noisy first pair marked a few of
+// BlazeFace's nodes, and their splits cost its 2-thread runs 15 % over its 1-thread ones).
 // Results are the same bits every way (kernels never split inside a reduction).
 class ThreadChoice {
  public:
@@ -56,23 +60,24 @@ class ThreadChoice {
   void end_run(double micros);
 
  private:
-  enum Way { kSerial, kSplit, kMixed };
+  enum Way { kSerial, kSplit, kMixed, kSolo };
   enum class Phase { kWarmUp, kPairs, kMixed, kDecided };
   // How this run runs its nodes.
   Way way() const;
   // end_run for a serial or split run: the mixed choice once the pairs are enough.
-  void end_pair_run(double micros);
-  // Keeps the serial way, or the way that splits with the fastest median run if that beat the
-  // serial way's by kMargin.
+  void end_pair_run();
+  // Keeps the way that splits nothing (solo where measured, else serial), or the way that
+  // splits with the fastest median run if that beat the other's by kMargin.
   void decide();
 
   int threads_ = 0;
   Phase phase_ = Phase::kWarmUp;  // before the first reset: neither measuring nor decided
-  int run_ = 0;     // runs since the reset: 0 warms up, then 2 * trials_ pairs, trials_ mixed
-  int trials_ = 0;  // pairs run (and mixed runs to run), once the pairs ended
-  double paired_micros_ = 0;                      // the serial and split runs' time together
+  int run_ = 0;  // runs since the reset: 0 warms up, then 2 * trials_ pairs, trials_ mixed
+                 // (alternating with trials_ solo ones where solo_)
+  int trials_ = 0;     // pairs run (and mixed runs to run), once the pairs ended
+  bool solo_ = false;  // whether solo runs are measured: some node is always split
   std::vector<double> best_serial_, best_split_;  // per node
-  std::vector<double> runs_[3];                   // per Way: the measured runs' times
+  std::vector<double> runs_[4];                   // per Way: the measured runs' times
   std::vector<bool> mixed_;                       // the mixed choice: serial, per node
   std::vector<bool> always_split_;                // split in serial runs from run 3 on
   Way chosen_ = kSplit;
