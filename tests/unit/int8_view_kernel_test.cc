@@ -171,17 +171,23 @@ TEST_CASE("int8 views: max_pool2d equals the int32 call narrowed", "[kernels][in
     at_thread_counts([&] {
       for (const kernel::KernelEntry* e : entries) check_int8_views(*e, {x}, &p, want);
     });
-    // An int8 output with column stride 2 (every other column of a wider array).
+    // An int8 output with column stride 2 (every other column of a wider array), and one
+    // with unit columns but 3 columns between rows: nothing written beside the outputs.
     for (const kernel::KernelEntry* e : entries) {
-      INFO("entry " << e->name << ", strided output");
-      NDArray wide = NDArray::empty({ys[0], ys[1], ys[2], 2 * ys[3]}, DataType::Int(8));
-      std::memset(wide.mutable_data(), 0x5A, wide.nbytes());
-      NDArray y = wide.slice(3, 0, 2 * ys[3], 2);
-      REQUIRE(call_kernel(e->fn, {as_int8(x)}, y, &p) == kernel::KernelStatus::kDone);
-      CHECK(test::bit_equal(y, as_int8(want)));
-      const NDArray between = wide.slice(3, 1, 2 * ys[3], 2);
-      for (int64_t i = 0; i < between.numel(); ++i) {
-        CHECK(static_cast<const int8_t*>(between.contiguous().data())[i] == 0x5A);
+      for (int64_t step : {2, 1}) {
+        INFO("entry " << e->name << ", output column stride " << step);
+        const int64_t wide_w = step == 2 ? 2 * ys[3] : ys[3] + 3;
+        NDArray wide = NDArray::empty({ys[0], ys[1], ys[2], wide_w}, DataType::Int(8));
+        std::memset(wide.mutable_data(), 0x5A, wide.nbytes());
+        NDArray y = wide.slice(3, 0, step * ys[3], step);
+        REQUIRE(call_kernel(e->fn, {as_int8(x)}, y, &p) == kernel::KernelStatus::kDone);
+        CHECK(test::bit_equal(y, as_int8(want)));
+        const NDArray between =
+            step == 2 ? wide.slice(3, 1, wide_w, 2) : wide.slice(3, ys[3], wide_w, 1);
+        const NDArray gaps = between.contiguous();
+        for (int64_t i = 0; i < gaps.numel(); ++i) {
+          CHECK(static_cast<const int8_t*>(gaps.data())[i] == 0x5A);
+        }
       }
     }
   }
