@@ -10,9 +10,11 @@
 // out). Prints a table, or JSON lines with --json (bench/run_benchmarks.sh merges those with
 // ONNX Runtime's figures).
 //
-//   conv_bench [--json] [--quick] [--filter SUBSTRING] [--prepacked]
+//   conv_bench [--json] [--quick] [--filter SUBSTRING] [--prepacked] [--only VARIANT]
 //   --prepacked   kernels with a prepack function get their weight packed once, outside the
 //                 timing (KernelCall::prepacked), as the graph runtime does for constant weights
+//   --only VARIANT   time that variant alone (e.g. avx512vnni+i8), with no scalar, run_op or
+//                 model timings: for a profiler (perf record) to see one kernel's work
 //   conv_bench --list     the workloads as JSON lines (for bench/ort/make_models.py)
 #include <immintrin.h>
 
@@ -352,7 +354,7 @@ struct Row {
 
 int main(int argc, char** argv) {
   bool json = false, quick = false, prepacked = false;
-  std::string filter;
+  std::string filter, only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--list") == 0) {
       for (const Work& w : workloads()) {
@@ -378,6 +380,8 @@ int main(int argc, char** argv) {
       prepacked = true;
     else if (std::strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
       filter = argv[++i];
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
   }
   const double budget = quick ? 0.05 : 0.3;
   const Peak peak = measure_peak();
@@ -429,8 +433,11 @@ int main(int argc, char** argv) {
     r.work = &w;
     Operands o = operands(w);
     set_num_threads(1);
-    r.scalar = time_median([&] { call_kernel((w.conv ? scalar_conv : scalar_dense)->fn, w, o); },
-                           quick ? 0.0 : budget);
+    if (only.empty()) {
+      r.scalar = time_median(
+          [&] { call_kernel((w.conv ? scalar_conv : scalar_dense)->fn, w, o); },
+          quick ? 0.0 : budget);
+    }
     for (const kernel::KernelEntry* e : w.conv ? conv_k : dense_k) {
       std::vector<uint8_t> packed;
       if (prepacked) packed = prepack_weight(*e, w, o);
@@ -438,8 +445,10 @@ int main(int argc, char** argv) {
       for (bool int8 : {false, true}) {
         if (int8 && !e->takes_int8_activations) continue;
         // A kernel timed on a call it declines would time nothing: such a variant has no column.
+        const std::string how = cvm::how_of(*e) + (pp ? "+pp" : "") + (int8 ? "+i8" : "");
+        if (!only.empty() && how != only) continue;
         if (!call_kernel(e->fn, w, o, pp, int8)) continue;
-        r.isa.push_back(cvm::how_of(*e) + (pp ? "+pp" : "") + (int8 ? "+i8" : ""));
+        r.isa.push_back(how);
         set_num_threads(1);
         r.t1.push_back(time_median([&] { call_kernel(e->fn, w, o, pp, int8); }, budget));
         set_num_threads(2);
@@ -447,6 +456,13 @@ int main(int argc, char** argv) {
       }
     }
     set_num_threads(1);
+    if (!only.empty()) {
+      for (size_t i = 0; i < r.isa.size(); ++i) {
+        std::printf("%s %s: 1T %.4f ms, 2T %.4f ms\n", w.name.c_str(), r.isa[i].c_str(),
+                    r.t1[i] * 1e3, r.t2[i] * 1e3);
+      }
+      continue;
+    }
     AttrMap attrs;
     if (w.conv) {
       attrs = {
