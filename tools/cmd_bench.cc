@@ -135,6 +135,13 @@ bool thread_choice_made(const Session& session) {
   return plan.empty() || plan.front().threads != 0;
 }
 
+// Each node's threads (NodeKernelPlan::threads).
+std::vector<int> node_threads(const Session& session) {
+  std::vector<int> t;
+  for (const NodeKernelPlan& node : session.kernel_plan()) t.push_back(node.threads);
+  return t;
+}
+
 // Nodes of the session that split their kernels over more than one thread.
 size_t split_nodes(const Session& session) {
   size_t n = 0;
@@ -209,12 +216,13 @@ int run_bench(const std::vector<std::string>& words) {
     progress.tick(++done, "warmup");
   }
   // With threads, the session's first runs measure which nodes to split over them
-  // (SessionOptions::measure_threads; up to 76 runs, fewer for slower models): untimed as well.
+  // (SessionOptions::measure_threads; up to 100 runs, fewer for slower models): untimed as well.
   int64_t measuring = 0;
   while (!thread_choice_made(session) && measuring < 1000) {
     session.run();
     ++measuring;
   }
+  const std::vector<int> chosen = node_threads(session);
   std::vector<double> ms;
   for (int64_t i = 0; i < runs; ++i) {
     const auto t0 = Clock::now();
@@ -222,6 +230,9 @@ int run_bench(const std::vector<std::string>& words) {
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     progress.tick(++done, "run");
   }
+  // The session watches its choice and measures it again when the runs' speed drifts (a
+  // shared machine's load changed): such timed runs include measuring ones.
+  const bool choice_changed = node_threads(session) != chosen;
   // The profile comes from separate runs: per-node timing is not free.
   Profile prof;
   prof.runs = static_cast<size_t>(profile_runs);
@@ -262,6 +273,7 @@ int run_bench(const std::vector<std::string>& words) {
     doc["warmup"] = warmup;
     doc["measuring_runs"] = measuring;
     doc["split_nodes"] = split_nodes(session);
+    doc["thread_choice_changed"] = choice_changed;
     doc["runs"] = runs;
     doc["latency_ms"] = {{"p50", percentile(sorted, 50)},
                          {"p90", percentile(sorted, 90)},
@@ -288,6 +300,10 @@ int run_bench(const std::vector<std::string>& words) {
     std::printf("threads: %zu of %zu nodes split over %d threads, the rest measured faster on "
                 "one\n",
                 split_nodes(session), session.kernel_plan().size(), num_threads());
+    if (choice_changed) {
+      std::printf("         (measured again during the timed runs, whose speed had drifted: "
+                  "they include measuring runs)\n");
+    }
   }
   std::printf("latency: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms (min %.3f, mean %.3f, max %.3f)\n",
               percentile(sorted, 50), percentile(sorted, 90), percentile(sorted, 99),
@@ -310,7 +326,8 @@ const Command kBenchCommand = {
     "more times with per-node timing and prints the nodes sorted by time and the totals per\n"
     "operator. A progress line goes to stderr once the benchmark has taken more than 2 s.\n"
     "Threads: CVMRT_THREADS (default: the hardware concurrency); with more than one, the\n"
-    "session's first runs measure which nodes to split over them, before the timed runs.\n"
+    "session's first runs measure which nodes to split over them, before the timed runs\n"
+    "(and again if the runs' speed drifts; the output then says so).\n"
     "\n"
     "  --params P       the params of a CVM graph JSON\n"
     "  -i, --input data=FILE   as for cvmrt run, a float32 .npy quantized for a quantized model\n"

@@ -64,11 +64,11 @@ int pairs_expected(const RunTimes& runs, double scale) {
   }
 }
 
-// Runs the measuring runs of `c` (reset for `nodes`) with these node and run times (times
-// `scale`). Returns the trials each way had.
-int measure(ThreadChoice* c, const RunTimes& runs, double scale = 1,
-            const Nodes& nodes = kNodes) {
-  c->reset(kSteps, 2, true);
+// Runs the measuring runs of `c`, from its warm-up run on, with these node and run times
+// (times `scale`). Returns the trials each way had.
+int measure_from_warm_up(ThreadChoice* c, const RunTimes& runs, double scale = 1,
+                         const Nodes& nodes = kNodes) {
+  REQUIRE_FALSE(c->decided());
   REQUIRE_FALSE(c->measuring());  // run 0 warms up, split as without a choice
   REQUIRE(serial_nodes(*c) == std::vector<bool>(kSteps, false));
   c->end_run(1000);
@@ -108,6 +108,25 @@ int measure(ThreadChoice* c, const RunTimes& runs, double scale = 1,
   REQUIRE_FALSE(c->measuring());
   REQUIRE(c->trials() == trials);
   return trials;
+}
+
+// measure_from_warm_up for `c` reset for `nodes`.
+int measure(ThreadChoice* c, const RunTimes& runs, double scale = 1,
+            const Nodes& nodes = kNodes) {
+  c->reset(kSteps, 2, true);
+  return measure_from_warm_up(c, runs, scale, nodes);
+}
+
+// `count` watched runs of `micros` each; whether the last of them started measuring again.
+bool watch_runs(ThreadChoice* c, int count, double micros) {
+  const int before = c->remeasures();
+  for (int i = 0; i < count; ++i) {
+    REQUIRE(c->decided());
+    REQUIRE(c->wants_time(false));
+    REQUIRE_FALSE(c->wants_time(true));  // a profiled run is not watched
+    c->end_run(micros);
+  }
+  return c->remeasures() > before;
 }
 
 const std::vector<bool> kMixedWay{false, true, false, true};
@@ -219,6 +238,58 @@ TEST_CASE("thread choice: per-node times pick the mixed way, whole runs pick the
     REQUIRE(c.threads() == 3);
     REQUIRE_FALSE(c.decided());
     REQUIRE(serial_nodes(c) == std::vector<bool>(kSteps, false));
+  }
+}
+
+TEST_CASE("thread choice: the decided way is watched, and measured again when it drifts",
+          "[graph]") {
+  constexpr int kW = ThreadChoice::kWatchRuns;
+  ThreadChoice c;
+  measure(&c, {35, 30, 20});
+  REQUIRE(serial_nodes(c) == kMixedWay);
+  SECTION("the first window gives the steady median; within kDrift of it nothing happens") {
+    REQUIRE_FALSE(watch_runs(&c, kW, 1000));
+    REQUIRE_FALSE(watch_runs(&c, kW, 1240));
+    REQUIRE_FALSE(watch_runs(&c, kW, 810));
+    for (int i = 0; i < 3 * kW; ++i) c.end_run(-1);  // untimed runs count for nothing
+    REQUIRE_FALSE(watch_runs(&c, kW - 1, 5000));
+    REQUIRE(watch_runs(&c, 1, 5000));  // the window's median: 1.25x slower and more
+    REQUIRE(c.remeasures() == 1);
+    REQUIRE_FALSE(c.decided());
+    REQUIRE_FALSE(c.wants_time(false));  // the warm-up run
+    REQUIRE(serial_nodes(c) == kSplitWay);
+  }
+  SECTION("faster by kDrift measures again too, and a window takes kPairedMicros") {
+    REQUIRE_FALSE(watch_runs(&c, kW, 1000));
+    REQUIRE(watch_runs(&c, kW, 790));
+    measure_from_warm_up(&c, {35, 30, 20});
+    // 100 us runs: a window is 200 runs (20 ms); 50 us runs: 400.
+    REQUIRE_FALSE(watch_runs(&c, 400, 100));
+    REQUIRE_FALSE(watch_runs(&c, 399, 50));
+    REQUIRE(watch_runs(&c, 1, 50));
+  }
+  SECTION("a measurement that keeps the way doubles the window; a new way starts it over") {
+    REQUIRE_FALSE(watch_runs(&c, kW, 1000));
+    REQUIRE(watch_runs(&c, kW, 2000));
+    measure_from_warm_up(&c, {35, 30, 20});  // mixed again: windows of 2 kW
+    REQUIRE(c.remeasures() == 1);
+    REQUIRE_FALSE(watch_runs(&c, 2 * kW, 2000));
+    REQUIRE_FALSE(watch_runs(&c, 2 * kW - 1, 1000));
+    REQUIRE(watch_runs(&c, 1, 1000));
+    measure_from_warm_up(&c, {35, 25, 28});  // split now: windows of kW again
+    REQUIRE(serial_nodes(c) == kSplitWay);
+    REQUIRE_FALSE(watch_runs(&c, kW, 1000));
+    REQUIRE(watch_runs(&c, kW, 2000));
+    REQUIRE(c.remeasures() == 3);
+  }
+  SECTION("not measuring, nothing is watched; a reset forgets the measurements again") {
+    c.reset(kSteps, 2, false);
+    REQUIRE(c.decided());
+    REQUIRE_FALSE(c.wants_time(false));
+    for (int i = 0; i < 4 * kW; ++i) c.end_run(i % 2 ? 1000 : 5000);
+    REQUIRE(c.remeasures() == 0);
+    measure(&c, {35, 30, 20});
+    REQUIRE(c.remeasures() == 0);
   }
 }
 

@@ -240,12 +240,13 @@ struct SessionOptions {
   // (NodeKernelPlan::int8_output); the model's input too when its readers are such nodes. A
   // quarter of the bytes to write and read; the same bits. CPU sessions only. CVMRT_INT8_ACTIVATIONS=0 turns it off for every session.
   bool int8_activations = true;
-  // With more than one thread (set_num_threads), the session's runs 2 to 10 measure which of
-  // its nodes run faster split over the pool than on the calling thread alone: each node's
-  // time both ways, then whole runs with every node serial, every node split, and the nodes
-  // that were faster split split; the fastest of those three ways runs from then on
-  // (NodeKernelPlan::threads). Splitting a small kernel call costs more than it saves on many
-  // machines. Measured again when the thread count changes; the same bits every way. CPU
+  // With more than one thread (set_num_threads), the session's first runs (at least 10, more
+  // for a fast model) measure which of its nodes run faster split over the pool than on the
+  // calling thread alone: each node's time both ways, then whole runs with every node serial,
+  // every node split, and the nodes that were faster split split; the fastest of those ways
+  // runs from then on (NodeKernelPlan::threads). Splitting a small kernel call costs more than
+  // it saves on many machines. Measured again when the thread count changes, and when the
+  // runs' speed drifts by 25 % (a shared machine's load changed); the same bits every way. CPU
   // sessions only. CVMRT_MEASURE_THREADS=0 turns it off for every session (every node then
   // splits what its kernels find large enough).
   bool measure_threads = true;

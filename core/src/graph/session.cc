@@ -579,11 +579,13 @@ void Session::run() {
   graph::ThreadChoice& choice = s_->thread_choice;
   const int threads = s_->device.is_cpu() ? threads::num_threads() : 1;
   if (threads != choice.threads()) choice.reset(s_->steps.size(), threads, s_->measure_threads);
-  // Runs that measure time themselves; the others read no clock for it.
+  // Runs that measure time themselves; the others read no clock for it (a run the choice
+  // measures or watches reads it twice).
   const bool measuring = choice.measuring();
   const bool timed = s_->profiling || measuring;
+  const bool run_timed = choice.wants_time(s_->profiling);
   const auto run_start =
-      measuring ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+      run_timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   for (size_t i = 0; i < s_->steps.size(); ++i) {
     State::Step& step = s_->steps[i];
     std::optional<threads::SerialScope> serial;
@@ -603,9 +605,9 @@ void Session::run() {
   }
   s_->stream.synchronize();
   const std::chrono::duration<double, std::micro> run_took =
-      measuring ? std::chrono::steady_clock::now() - run_start
-                : std::chrono::steady_clock::duration::zero();
-  choice.end_run(run_took.count());  // a run that did not measure only advances the choice
+      run_timed ? std::chrono::steady_clock::now() - run_start
+                : std::chrono::steady_clock::duration(-1);
+  choice.end_run(run_took.count());  // negative: not timed
   s_->ran = true;
 }
 

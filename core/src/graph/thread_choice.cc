@@ -14,7 +14,18 @@ constexpr double kNone = std::numeric_limits<double>::infinity();
 
 void ThreadChoice::reset(size_t steps, int threads, bool measure) {
   threads_ = threads;
-  phase_ = threads >= 2 && measure ? Phase::kWarmUp : Phase::kDecided;
+  measure_ = threads >= 2 && measure;
+  watch_runs_ = kWatchRuns;
+  remeasures_ = 0;
+  restart(steps);
+  if (!measure_) phase_ = Phase::kDecided;
+}
+
+void ThreadChoice::restart(size_t steps) {
+  phase_ = Phase::kWarmUp;
+  steady_ = 0;
+  watched_.clear();
+  watched_micros_ = 0;
   run_ = 0;
   trials_ = 0;
   solo_ = false;
@@ -61,7 +72,10 @@ void ThreadChoice::record(size_t step, double micros) {
 }
 
 void ThreadChoice::end_run(double micros) {
-  if (decided()) return;
+  if (decided()) {
+    if (measure_ && micros >= 0) watch(micros);
+    return;
+  }
   if (measuring()) runs_[way()].push_back(micros);
   ++run_;
   switch (phase_) {
@@ -112,6 +126,27 @@ void ThreadChoice::decide() {
   for (Way w : {kSerial, kSplit, kMixed}) {
     if (median[w] < kMargin * median[none_split] && median[w] < median[chosen_]) chosen_ = w;
   }
+  if (remeasures_ > 0) {
+    watch_runs_ = chosen_ == previous_ ? std::min(2 * watch_runs_, kMaxWatchRuns) : kWatchRuns;
+  }
+}
+
+void ThreadChoice::watch(double micros) {
+  watched_.push_back(micros);
+  watched_micros_ += micros;
+  if (static_cast<int>(watched_.size()) < watch_runs_ || watched_micros_ < kPairedMicros) return;
+  std::nth_element(watched_.begin(), watched_.begin() + watched_.size() / 2, watched_.end());
+  const double median = watched_[watched_.size() / 2];
+  watched_.clear();
+  watched_micros_ = 0;
+  if (steady_ == 0) {  // the first window after a decision
+    steady_ = median;
+    return;
+  }
+  if (median <= kDrift * steady_ && median * kDrift >= steady_) return;
+  ++remeasures_;
+  previous_ = chosen_;
+  restart(mixed_.size());
 }
 
 }  // namespace graph

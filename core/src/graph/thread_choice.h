@@ -32,6 +32,13 @@ namespace graph {
 // serial way counts as one that splits (on a 2-vCPU VM one noisy first pair marked a few of
 // BlazeFace's nodes, and their splits cost its 2-thread runs 15 % over its 1-thread ones).
 // Results are the same bits every way (kernels never split inside a reduction).
+//
+// A shared machine changes under a long-lived session: the minute it measured in may have had
+// the second core busy, or free. So the decided way's runs are watched: the first kWatchRuns
+// (and at least kPairedMicros) after the choice give its steady median, each later window of as
+// many is compared with it, and a median kDrift times slower or faster measures again from the
+// warm-up on. A measurement that keeps the way doubles the window (to kMaxWatchRuns), so a
+// machine that keeps changing costs a measurement per ever longer stretch of runs.
 class ThreadChoice {
  public:
   static constexpr int kMinTrials = 3;
@@ -39,6 +46,9 @@ class ThreadChoice {
   static constexpr double kPairedMicros = 20000;
   static constexpr double kMargin = 0.9;
   static constexpr double kClearly = 0.5;
+  static constexpr int kWatchRuns = 32;
+  static constexpr int kMaxWatchRuns = 2048;
+  static constexpr double kDrift = 1.25;
 
   // Starts over for `steps` nodes run with `threads` threads (the pool's count): measuring when
   // threads >= 2 and `measure`, else every node takes the pool as it is (split).
@@ -50,13 +60,21 @@ class ThreadChoice {
   bool measuring() const { return phase_ == Phase::kPairs || phase_ == Phase::kMixed; }
   // Whether the choice is made (measuring done, or nothing to measure).
   bool decided() const { return phase_ == Phase::kDecided; }
+  // Whether end_run wants this run's time: a measuring run, or a run of the measured choice
+  // watched for drift (not a profiled one: its per-node clocks slow it).
+  bool wants_time(bool profiling) const {
+    return measuring() || (measure_ && decided() && !profiling);
+  }
+  // How often the choice was measured again since the reset (drift).
+  int remeasures() const { return remeasures_; }
   // The runs each way had (kMinTrials .. kMaxTrials), once the serial and split runs ended.
   int trials() const { return trials_; }
   // Whether node `step` runs on the calling thread alone in this run.
   bool serial(size_t step) const;
   // Node `step` took `micros` in this run (kept in the serial and split runs).
   void record(size_t step, double micros);
-  // A run that took `micros` ended: the next one measures another way, or the choice is made.
+  // A run that took `micros` ended (negative: not timed, wants_time was false): the next one
+  // measures another way, or the choice is made, or the watch may start measuring again.
   void end_run(double micros);
 
  private:
@@ -69,6 +87,11 @@ class ThreadChoice {
   // Keeps the way that splits nothing (solo where measured, else serial), or the way that
   // splits with the fastest median run if that beat the other's by kMargin.
   void decide();
+  // Back to the warm-up run with nothing measured or watched (the window's length and the
+  // count of measurements stay).
+  void restart(size_t steps);
+  // end_run for a watched run of the decided way.
+  void watch(double micros);
 
   int threads_ = 0;
   Phase phase_ = Phase::kWarmUp;  // before the first reset: neither measuring nor decided
@@ -81,6 +104,16 @@ class ThreadChoice {
   std::vector<bool> mixed_;                       // the mixed choice: serial, per node
   std::vector<bool> always_split_;                // split in serial runs from run 3 on
   Way chosen_ = kSplit;
+  // The watch: whether the choice is measured at all, the runs per window, the steady median
+  // (0 until the first window after a decision), the window's run times and their sum, the
+  // way the last measurement chose (for the doubling) and the measurements again.
+  bool measure_ = false;
+  int watch_runs_ = kWatchRuns;
+  double steady_ = 0;
+  std::vector<double> watched_;
+  double watched_micros_ = 0;
+  Way previous_ = kSplit;
+  int remeasures_ = 0;
 };
 
 }  // namespace graph
