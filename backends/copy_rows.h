@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <type_traits>
 
 #include "kernel_abi.h"
@@ -59,6 +60,69 @@ void copy_row(char* const* ptr, int64_t n, const int64_t* step, const Store& sto
     }
   }
   for (int64_t i = 0; i < n; ++i, out += step[0], in += step[1]) std::memcpy(out, in, Size);
+}
+
+// The last two dims of a copy that transposes them: `along`, where the input is contiguous, and
+// `across`, where the output is (an NCHW image into NHWC: each output pixel takes one element
+// of every channel plane).
+struct TileDims {
+  int along, across;
+};
+
+// Whether a copy transposes its last two dims (*t: which is which), both at least 2 long, and
+// its rows would go element by element: such a copy goes by square tiles through registers
+// (transpose_tile_rows). Rows along the output's last dim that gather every 2nd to 4th input
+// element stay rows (their vector gathers fill every lane where a tile of 3 channels would not).
+static inline bool copy_transposes_tiles(const KernelCall& call, TileDims* t) {
+  const TensorView &out = call.outputs[0], &in = call.inputs[0];
+  const int nd = out.ndim;
+  if (nd < 2 || out.shape[nd - 1] < 2 || out.shape[nd - 2] < 2) return false;
+  for (const TileDims d : {TileDims{nd - 2, nd - 1}, TileDims{nd - 1, nd - 2}}) {
+    if (in.strides[d.along] != 1 || out.strides[d.across] != 1) continue;
+    const int64_t step = in.strides[d.across];
+    if (d.across == nd - 1 && (step == 1 || (step >= 2 && step <= 4))) return false;
+    *t = d;
+    return true;
+  }
+  return false;
+}
+
+// The tile rows of a copy_transposes_tiles copy: its outer indices (the dims before the last
+// two) times ceil(A / T), A the along dim's length.
+template <int T>
+int64_t transpose_tile_row_count(const TensorView& out, TileDims t) {
+  int64_t rows = (out.shape[t.along] + T - 1) / T;
+  for (int d = 0; d < out.ndim - 2; ++d) rows *= out.shape[d];
+  return rows;
+}
+
+// Tile rows [begin, end) of a copy_transposes_tiles copy of Size-byte elements: each tile, T x T
+// or smaller at the ends, goes through tile(out, out_step, in, in_step, na, nb), which writes
+// out + j * out_step + r (elements) from in + r * in_step + j for j < na along and r < nb across.
+template <int Size, int T, class Tile>
+void transpose_tile_rows(const TensorView& out, const TensorView& in, TileDims t, int64_t begin,
+                         int64_t end, const Tile& tile) {
+  const int nd = out.ndim;
+  const int64_t a_len = out.shape[t.along], b_len = out.shape[t.across];
+  const int64_t blocks = (a_len + T - 1) / T;
+  const int64_t out_step = out.strides[t.along], in_step = in.strides[t.across];
+  for (int64_t row = begin; row < end; ++row) {
+    // The outer index of the row, last dim fastest.
+    int64_t outer = row / blocks, out_at = 0, in_at = 0;
+    for (int d = nd - 3; d >= 0; --d) {
+      const int64_t i = outer % out.shape[d];
+      outer /= out.shape[d];
+      out_at += i * out.strides[d];
+      in_at += i * in.strides[d];
+    }
+    const int64_t a0 = row % blocks * T, na = a_len - a0 < T ? a_len - a0 : T;
+    char* o = static_cast<char*>(out.data) + (out_at + a0 * out_step) * Size;
+    const char* x = static_cast<const char*>(in.data) + (in_at + a0) * Size;
+    for (int64_t b0 = 0; b0 < b_len; b0 += T) {
+      tile(o + b0 * Size, out_step, x + b0 * in_step * Size, in_step, static_cast<int>(na),
+           static_cast<int>(b_len - b0 < T ? b_len - b0 : T));
+    }
+  }
 }
 
 // Byte shuffles gathering every K-th byte of 16 * K consecutive bytes into 16: output byte j is

@@ -1,7 +1,8 @@
 // Same-dtype copy of 4-byte elements, and of int8 activation views, on AVX-512: rows that gather
 // every 2nd, 3rd or 4th input element (an NHWC image's channels into NCHW planes) by two-table
-// permutes, 16 at a time (bytes: K byte shuffles of 16-byte vectors); other rows as the
-// reference copies them (bits only, no arithmetic).
+// permutes, 16 at a time (bytes: K byte shuffles of 16-byte vectors); transposes of the last two
+// dims (NCHW into NHWC) by 16 x 16 tiles in registers; other rows as the reference copies them
+// (bits only, no arithmetic).
 #include "immintrin_avx512.h"
 
 #include <cstdint>
@@ -58,6 +59,94 @@ __m128i gather_every_byte(const char* in) {
   return out;
 }
 
+// ---- transposes of the last two dims (copy_transposes_tiles) ----
+
+// rows[j] lane r = rows[r] lane j before, for 16 rows of 16 int32: pairs, quads, then 128-bit
+// blocks of four row groups.
+void transpose_16x16_b32(__m512i (&rows)[16]) {
+  __m512i t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(rows[2 * i], rows[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(rows[2 * i], rows[2 * i + 1]);
+  }
+  // u[4i + k], 128-bit block b: column 4b + k of rows 4i .. 4i + 3.
+  for (int i = 0; i < 4; ++i) {
+    u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    const __m512i v0 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x88);  // blocks 0, 2 of each
+    const __m512i v1 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xDD);  // blocks 1, 3
+    const __m512i w0 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0x88);
+    const __m512i w1 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0xDD);
+    rows[k] = _mm512_shuffle_i32x4(v0, w0, 0x88);
+    rows[4 + k] = _mm512_shuffle_i32x4(v1, w1, 0x88);
+    rows[8 + k] = _mm512_shuffle_i32x4(v0, w0, 0xDD);
+    rows[12 + k] = _mm512_shuffle_i32x4(v1, w1, 0xDD);
+  }
+}
+
+// The same for 16 rows of 16 bytes: byte pairs, quads, eights, then halves.
+void transpose_16x16_b8(__m128i (&rows)[16]) {
+  __m128i a[16], b[16], c[16];
+  for (int i = 0; i < 8; ++i) {
+    a[2 * i] = _mm_unpacklo_epi8(rows[2 * i], rows[2 * i + 1]);
+    a[2 * i + 1] = _mm_unpackhi_epi8(rows[2 * i], rows[2 * i + 1]);
+  }
+  // b[4i + k]: columns 4k .. 4k + 3 of rows 4i .. 4i + 3.
+  for (int i = 0; i < 4; ++i) {
+    b[4 * i] = _mm_unpacklo_epi16(a[4 * i], a[4 * i + 2]);
+    b[4 * i + 1] = _mm_unpackhi_epi16(a[4 * i], a[4 * i + 2]);
+    b[4 * i + 2] = _mm_unpacklo_epi16(a[4 * i + 1], a[4 * i + 3]);
+    b[4 * i + 3] = _mm_unpackhi_epi16(a[4 * i + 1], a[4 * i + 3]);
+  }
+  // c[8i + 2k + h]: columns 4k + 2h, 4k + 2h + 1 of rows 8i .. 8i + 7.
+  for (int i = 0; i < 2; ++i) {
+    for (int k = 0; k < 4; ++k) {
+      c[8 * i + 2 * k] = _mm_unpacklo_epi32(b[8 * i + k], b[8 * i + 4 + k]);
+      c[8 * i + 2 * k + 1] = _mm_unpackhi_epi32(b[8 * i + k], b[8 * i + 4 + k]);
+    }
+  }
+  for (int m = 0; m < 8; ++m) {
+    rows[2 * m] = _mm_unpacklo_epi64(c[m], c[8 + m]);
+    rows[2 * m + 1] = _mm_unpackhi_epi64(c[m], c[8 + m]);
+  }
+}
+
+// A tile of transpose_tile_rows: na <= 16 elements of each of nb <= 16 input rows, transposed,
+// na output rows of nb elements (masked loads and stores: nothing past them is touched).
+void transpose_tile_b32(char* out, int64_t out_step, const char* in, int64_t in_step, int na,
+                        int nb) {
+  const __mmask16 load_mask = static_cast<__mmask16>((1u << na) - 1);
+  const __mmask16 store_mask = static_cast<__mmask16>((1u << nb) - 1);
+  __m512i rows[16];
+  for (int r = 0; r < 16; ++r) {
+    rows[r] = r < nb ? _mm512_maskz_loadu_epi32(load_mask, in + r * in_step * 4)
+                     : _mm512_setzero_si512();
+  }
+  transpose_16x16_b32(rows);
+  for (int j = 0; j < na; ++j) {
+    _mm512_mask_storeu_epi32(out + j * out_step * 4, store_mask, rows[j]);
+  }
+}
+void transpose_tile_b8(char* out, int64_t out_step, const char* in, int64_t in_step, int na,
+                       int nb) {
+  const __mmask64 load_mask = (__mmask64{1} << na) - 1;
+  const __mmask64 store_mask = (__mmask64{1} << nb) - 1;
+  __m128i rows[16];
+  for (int r = 0; r < 16; ++r) {
+    const __m512i row = r < nb ? _mm512_maskz_loadu_epi8(load_mask, in + r * in_step)
+                               : _mm512_setzero_si512();
+    rows[r] = _mm512_castsi512_si128(row);
+  }
+  transpose_16x16_b8(rows);
+  for (int j = 0; j < na; ++j) {
+    _mm512_mask_storeu_epi8(out + j * out_step, store_mask, _mm512_castsi128_si512(rows[j]));
+  }
+}
+
 // A row of the copy (copy_rows.h): 16 outputs a vector. The gathers are templates instantiated
 // here with this file's lambdas only, so no other ISA's build of them can stand in for them.
 void copy_row_b32(char* const* ptr, int64_t n, const int64_t* step) {
@@ -76,8 +165,21 @@ void copy_row_b8(char* const* ptr, int64_t n, const int64_t* step) {
 KernelStatus copy_bits__avx512(const KernelCall& call) {
   const int size = copy_elem_size(call);
   if (size == 0) return KernelStatus::kDeclined;
-  const TensorView* views[2] = {&call.outputs[0], &call.inputs[0]};
-  parallel_items(call, numel_of(call.outputs[0]), 1, [&](int64_t begin, int64_t end) {
+  const TensorView &out = call.outputs[0], &in = call.inputs[0];
+  TileDims t;
+  if (copy_transposes_tiles(call, &t)) {
+    const int64_t rows = transpose_tile_row_count<16>(out, t);
+    parallel_items(call, rows, 16 * out.shape[t.across], [&](int64_t begin, int64_t end) {
+      if (size == 4) {
+        transpose_tile_rows<4, 16>(out, in, t, begin, end, transpose_tile_b32);
+      } else {
+        transpose_tile_rows<1, 16>(out, in, t, begin, end, transpose_tile_b8);
+      }
+    });
+    return KernelStatus::kDone;
+  }
+  const TensorView* views[2] = {&out, &in};
+  parallel_items(call, numel_of(out), 1, [&](int64_t begin, int64_t end) {
     for_each_row_range(views, begin, end, size == 4 ? copy_row_b32 : copy_row_b8);
   });
   return KernelStatus::kDone;

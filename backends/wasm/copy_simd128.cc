@@ -1,6 +1,7 @@
 // Same-dtype copy of 4-byte elements, and of int8 activation views, on WebAssembly SIMD128: rows
 // that gather every 2nd, 3rd or 4th input element (an NHWC image's channels into NCHW planes)
-// by lane shuffles, 4 at a time (bytes: K swizzles, 16 at a time); other rows as the reference
+// by lane shuffles, 4 at a time (bytes: K swizzles, 16 at a time); transposes of the last two
+// dims (NCHW into NHWC) by 4 x 4 tiles of lanes (bytes: 16 x 16); other rows as the reference
 // copies them (bits only, no arithmetic).
 #include <wasm_simd128.h>
 
@@ -46,12 +47,82 @@ v128_t gather_every_byte(const char* in) {
   return out;
 }
 
+// ---- transposes of the last two dims (copy_transposes_tiles) ----
+
+// A partial tile of transpose_tile_rows, element by element (bits only).
+template <int Size>
+void transpose_tile_elements(char* out, int64_t out_step, const char* in, int64_t in_step,
+                             int na, int nb) {
+  for (int j = 0; j < na; ++j) {
+    for (int r = 0; r < nb; ++r) {
+      std::memcpy(out + (j * out_step + r) * Size, in + (r * in_step + j) * Size, Size);
+    }
+  }
+}
+
+// A 4 x 4 tile of 4-byte elements: pairs, then halves.
+void transpose_tile_b32(char* out, int64_t out_step, const char* in, int64_t in_step, int na,
+                        int nb) {
+  if (na < 4 || nb < 4) return transpose_tile_elements<4>(out, out_step, in, in_step, na, nb);
+  v128_t r[4];
+  for (int i = 0; i < 4; ++i) r[i] = wasm_v128_load(in + i * in_step * 4);
+  const v128_t t0 = wasm_i32x4_shuffle(r[0], r[1], 0, 4, 1, 5);  // columns 0, 1 of rows 0, 1
+  const v128_t t1 = wasm_i32x4_shuffle(r[0], r[1], 2, 6, 3, 7);  // columns 2, 3
+  const v128_t t2 = wasm_i32x4_shuffle(r[2], r[3], 0, 4, 1, 5);
+  const v128_t t3 = wasm_i32x4_shuffle(r[2], r[3], 2, 6, 3, 7);
+  wasm_v128_store(out, wasm_i64x2_shuffle(t0, t2, 0, 2));
+  wasm_v128_store(out + out_step * 4, wasm_i64x2_shuffle(t0, t2, 1, 3));
+  wasm_v128_store(out + 2 * out_step * 4, wasm_i64x2_shuffle(t1, t3, 0, 2));
+  wasm_v128_store(out + 3 * out_step * 4, wasm_i64x2_shuffle(t1, t3, 1, 3));
+}
+
+// A 16 x 16 tile of bytes: byte pairs, quads, eights, then halves.
+void transpose_tile_b8(char* out, int64_t out_step, const char* in, int64_t in_step, int na,
+                       int nb) {
+  if (na < 16 || nb < 16) return transpose_tile_elements<1>(out, out_step, in, in_step, na, nb);
+  v128_t r[16], a[16], b[16], c[16];
+  for (int i = 0; i < 16; ++i) r[i] = wasm_v128_load(in + i * in_step);
+  for (int i = 0; i < 8; ++i) {
+    a[2 * i] = wasm_i8x16_shuffle(r[2 * i], r[2 * i + 1], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5,
+                                  21, 6, 22, 7, 23);
+    a[2 * i + 1] = wasm_i8x16_shuffle(r[2 * i], r[2 * i + 1], 8, 24, 9, 25, 10, 26, 11, 27, 12,
+                                      28, 13, 29, 14, 30, 15, 31);
+  }
+  for (int i = 0; i < 4; ++i) {  // b[4i + k]: columns 4k .. 4k + 3 of rows 4i .. 4i + 3
+    b[4 * i] = wasm_i16x8_shuffle(a[4 * i], a[4 * i + 2], 0, 8, 1, 9, 2, 10, 3, 11);
+    b[4 * i + 1] = wasm_i16x8_shuffle(a[4 * i], a[4 * i + 2], 4, 12, 5, 13, 6, 14, 7, 15);
+    b[4 * i + 2] = wasm_i16x8_shuffle(a[4 * i + 1], a[4 * i + 3], 0, 8, 1, 9, 2, 10, 3, 11);
+    b[4 * i + 3] = wasm_i16x8_shuffle(a[4 * i + 1], a[4 * i + 3], 4, 12, 5, 13, 6, 14, 7, 15);
+  }
+  for (int i = 0; i < 2; ++i) {  // c[8i + 2k + h]: columns 4k + 2h, + 1 of rows 8i .. 8i + 7
+    for (int k = 0; k < 4; ++k) {
+      c[8 * i + 2 * k] = wasm_i32x4_shuffle(b[8 * i + k], b[8 * i + 4 + k], 0, 4, 1, 5);
+      c[8 * i + 2 * k + 1] = wasm_i32x4_shuffle(b[8 * i + k], b[8 * i + 4 + k], 2, 6, 3, 7);
+    }
+  }
+  for (int m = 0; m < 8; ++m) {
+    wasm_v128_store(out + 2 * m * out_step, wasm_i64x2_shuffle(c[m], c[8 + m], 0, 2));
+    wasm_v128_store(out + (2 * m + 1) * out_step, wasm_i64x2_shuffle(c[m], c[8 + m], 1, 3));
+  }
+}
+
 }  // namespace
 
 KernelStatus copy_bits__wasm_simd128(const KernelCall& call) {
   const int size = copy_elem_size(call);
   if (size == 0) return KernelStatus::kDeclined;
   const TensorView* const views[2] = {&call.outputs[0], &call.inputs[0]};
+  TileDims t;
+  if (copy_transposes_tiles(call, &t)) {
+    const int64_t rows = size == 4 ? transpose_tile_row_count<4>(call.outputs[0], t)
+                                   : transpose_tile_row_count<16>(call.outputs[0], t);
+    if (size == 4) {
+      transpose_tile_rows<4, 4>(call.outputs[0], call.inputs[0], t, 0, rows, transpose_tile_b32);
+    } else {
+      transpose_tile_rows<1, 16>(call.outputs[0], call.inputs[0], t, 0, rows, transpose_tile_b8);
+    }
+    return KernelStatus::kDone;
+  }
   if (size == 1) {
     for_each_row(views, [](char* const* ptr, int64_t n, const int64_t* step) {
       copy_row<1, 16>(ptr, n, step, [](char* out, const char* in, auto k) {

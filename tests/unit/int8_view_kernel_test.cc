@@ -250,6 +250,29 @@ TEST_CASE("int8 views: copy entries taking them equal the reference's copy; othe
             for (int64_t j = 0; j < between.numel(); ++j) {
               CHECK(static_cast<const int8_t*>(between.data())[j] == 0x5A);
             }
+            // (2, k + 15, w) -> (2, w, k + 15): the last two dims transposed (NCHW planes
+            // into NHWC pixels), by tiles where a backend has them.
+            const NDArray planes = as_int8(
+                random_in({2, k + 15, w}, -128, 127, static_cast<uint64_t>(200 * k + w)));
+            const NDArray pixels = planes.permute({0, 2, 1});
+            NDArray want_t = NDArray::empty(pixels.shape(), DataType::Int(8));
+            REQUIRE(call_kernel(ref, {pixels}, want_t, nullptr, nullptr) ==
+                    kernel::KernelStatus::kDone);
+            NDArray got_t = NDArray::empty(pixels.shape(), DataType::Int(8));
+            REQUIRE(poisoned_call(e.fn, {pixels}, got_t, nullptr, nullptr) ==
+                    kernel::KernelStatus::kDone);
+            CHECK(test::bit_equal(got_t, want_t));
+            // Into rows 3 bytes apart: the bytes between stay.
+            NDArray roomy = NDArray::empty({2, w, k + 18}, DataType::Int(8));
+            std::memset(roomy.mutable_data(), 0x5A, roomy.nbytes());
+            NDArray apart = roomy.slice(2, 0, k + 15, 1);
+            REQUIRE(call_kernel(e.fn, {pixels}, apart, nullptr, nullptr) ==
+                    kernel::KernelStatus::kDone);
+            CHECK(test::bit_equal(apart, want_t));
+            const NDArray gaps = roomy.slice(2, k + 15, k + 18, 1).contiguous();
+            for (int64_t j = 0; j < gaps.numel(); ++j) {
+              CHECK(static_cast<const int8_t*>(gaps.data())[j] == 0x5A);
+            }
             // An int8 input into an int32 output: declined.
             NDArray wider = NDArray::empty(view.shape(), DataType::Int(32));
             CHECK(poisoned_call(e.fn, {view}, wider, nullptr, nullptr) ==

@@ -568,6 +568,15 @@ void transform_cases(const std::string& op, Cases& c, Gen& g, DataType t) {
       }
     }
     c.add({x({1, 8, 8, 3}).slice(2, 0, 8, 2)}, {{"axes", "(0, 3, 1, 2)"}}, "NHWC, every 2nd pixel");
+    // NCHW planes into NHWC (BlazeFace's heads): transposes of the last two dims, by 16 x 16
+    // tiles where a backend has them; channels and widths around the tile's 16, with tails.
+    for (int64_t channels : {2, 6, 16, 17, 33, 96}) {
+      for (const Shape& hw : {Shape{8, 8}, Shape{2, 16}, Shape{3, 17}, Shape{1, 33}}) {
+        c.add({x({1, channels, hw[0], hw[1]})}, {{"axes", "(0, 2, 3, 1)"}}, "NCHW to NHWC");
+      }
+    }
+    c.add({x({2, 3, 40, 19})}, {{"axes", "(0, 1, 3, 2)"}}, "last two dims, batches");
+    c.add({x({18, 35}).slice(1, 1, 35, 2)}, {{"axes", "(1, 0)"}}, "tile rows apart");
     c.add({strided}, {{"axes", "(2, 0, 1)"}}, "transposed input");
     c.add({sliced}, {}, "sliced input");
     c.add({x({0, 3})});
