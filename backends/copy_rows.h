@@ -125,6 +125,21 @@ void transpose_tile_rows(const TensorView& out, const TensorView& in, TileDims t
   }
 }
 
+// One unpack stage of a 16-row transpose in registers (each backend gives its vector type and
+// interleaves): in groups of 2 span rows, row r < span of a group with row r + span, the low
+// halves' interleave (lo) into row 2r of the group, the high (hi) into 2r + 1. Stages of span
+// 1, 2, 4 and 8 over 16 rows of 16 lanes, interleaving lanes, pairs, quads and eights,
+// transpose them.
+template <class V, class Lo, class Hi>
+void unpack_stage(const V (&in)[16], V (&out)[16], int span, Lo lo, Hi hi) {
+  for (int g = 0; g < 16; g += 2 * span) {
+    for (int r = 0; r < span; ++r) {
+      out[g + 2 * r] = lo(in[g + r], in[g + r + span]);
+      out[g + 2 * r + 1] = hi(in[g + r], in[g + r + span]);
+    }
+  }
+}
+
 // Byte shuffles gathering every K-th byte of 16 * K consecutive bytes into 16: output byte j is
 // byte (j * K) % 16 of vector (j * K) / 16, so vector v's shuffle picks those of its bytes and
 // -128 (an index past the vector: zero) elsewhere; OR-ing the K shuffles gives the 16 bytes.

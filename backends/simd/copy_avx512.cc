@@ -61,21 +61,15 @@ __m128i gather_every_byte(const char* in) {
 
 // ---- transposes of the last two dims (copy_transposes_tiles) ----
 
-// rows[j] lane r = rows[r] lane j before, for 16 rows of 16 int32: pairs, quads, then 128-bit
-// blocks of four row groups.
+// rows[j] lane r = rows[r] lane j before, for 16 rows of 16 int32: pairs and quads within each
+// 128-bit block (after them u[4i + k], block b, holds column 4b + k of rows 4i .. 4i + 3), then
+// the blocks of four row groups.
 void transpose_16x16_b32(__m512i (&rows)[16]) {
   __m512i t[16], u[16];
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_epi32(rows[2 * i], rows[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_epi32(rows[2 * i], rows[2 * i + 1]);
-  }
-  // u[4i + k], 128-bit block b: column 4b + k of rows 4i .. 4i + 3.
-  for (int i = 0; i < 4; ++i) {
-    u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-  }
+  unpack_stage(rows, t, 1, [](__m512i a, __m512i b) { return _mm512_unpacklo_epi32(a, b); },
+               [](__m512i a, __m512i b) { return _mm512_unpackhi_epi32(a, b); });
+  unpack_stage(t, u, 2, [](__m512i a, __m512i b) { return _mm512_unpacklo_epi64(a, b); },
+               [](__m512i a, __m512i b) { return _mm512_unpackhi_epi64(a, b); });
   for (int k = 0; k < 4; ++k) {
     const __m512i v0 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x88);  // blocks 0, 2 of each
     const __m512i v1 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xDD);  // blocks 1, 3
@@ -88,31 +82,17 @@ void transpose_16x16_b32(__m512i (&rows)[16]) {
   }
 }
 
-// The same for 16 rows of 16 bytes: byte pairs, quads, eights, then halves.
+// The same for 16 rows of 16 bytes: four unpack stages, of bytes, pairs, quads and eights.
 void transpose_16x16_b8(__m128i (&rows)[16]) {
-  __m128i a[16], b[16], c[16];
-  for (int i = 0; i < 8; ++i) {
-    a[2 * i] = _mm_unpacklo_epi8(rows[2 * i], rows[2 * i + 1]);
-    a[2 * i + 1] = _mm_unpackhi_epi8(rows[2 * i], rows[2 * i + 1]);
-  }
-  // b[4i + k]: columns 4k .. 4k + 3 of rows 4i .. 4i + 3.
-  for (int i = 0; i < 4; ++i) {
-    b[4 * i] = _mm_unpacklo_epi16(a[4 * i], a[4 * i + 2]);
-    b[4 * i + 1] = _mm_unpackhi_epi16(a[4 * i], a[4 * i + 2]);
-    b[4 * i + 2] = _mm_unpacklo_epi16(a[4 * i + 1], a[4 * i + 3]);
-    b[4 * i + 3] = _mm_unpackhi_epi16(a[4 * i + 1], a[4 * i + 3]);
-  }
-  // c[8i + 2k + h]: columns 4k + 2h, 4k + 2h + 1 of rows 8i .. 8i + 7.
-  for (int i = 0; i < 2; ++i) {
-    for (int k = 0; k < 4; ++k) {
-      c[8 * i + 2 * k] = _mm_unpacklo_epi32(b[8 * i + k], b[8 * i + 4 + k]);
-      c[8 * i + 2 * k + 1] = _mm_unpackhi_epi32(b[8 * i + k], b[8 * i + 4 + k]);
-    }
-  }
-  for (int m = 0; m < 8; ++m) {
-    rows[2 * m] = _mm_unpacklo_epi64(c[m], c[8 + m]);
-    rows[2 * m + 1] = _mm_unpackhi_epi64(c[m], c[8 + m]);
-  }
+  __m128i t[16];
+  unpack_stage(rows, t, 1, [](__m128i a, __m128i b) { return _mm_unpacklo_epi8(a, b); },
+               [](__m128i a, __m128i b) { return _mm_unpackhi_epi8(a, b); });
+  unpack_stage(t, rows, 2, [](__m128i a, __m128i b) { return _mm_unpacklo_epi16(a, b); },
+               [](__m128i a, __m128i b) { return _mm_unpackhi_epi16(a, b); });
+  unpack_stage(rows, t, 4, [](__m128i a, __m128i b) { return _mm_unpacklo_epi32(a, b); },
+               [](__m128i a, __m128i b) { return _mm_unpackhi_epi32(a, b); });
+  unpack_stage(t, rows, 8, [](__m128i a, __m128i b) { return _mm_unpacklo_epi64(a, b); },
+               [](__m128i a, __m128i b) { return _mm_unpackhi_epi64(a, b); });
 }
 
 // A tile of transpose_tile_rows: na <= 16 elements of each of nb <= 16 input rows, transposed,

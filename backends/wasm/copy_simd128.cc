@@ -76,34 +76,32 @@ void transpose_tile_b32(char* out, int64_t out_step, const char* in, int64_t in_
   wasm_v128_store(out + 3 * out_step * 4, wasm_i64x2_shuffle(t1, t3, 1, 3));
 }
 
-// A 16 x 16 tile of bytes: byte pairs, quads, eights, then halves.
+// A 16 x 16 tile of bytes: four unpack stages (copy_rows.h), of bytes, pairs, quads, eights.
 void transpose_tile_b8(char* out, int64_t out_step, const char* in, int64_t in_step, int na,
                        int nb) {
   if (na < 16 || nb < 16) return transpose_tile_elements<1>(out, out_step, in, in_step, na, nb);
-  v128_t r[16], a[16], b[16], c[16];
+  v128_t r[16], t[16];
   for (int i = 0; i < 16; ++i) r[i] = wasm_v128_load(in + i * in_step);
-  for (int i = 0; i < 8; ++i) {
-    a[2 * i] = wasm_i8x16_shuffle(r[2 * i], r[2 * i + 1], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5,
-                                  21, 6, 22, 7, 23);
-    a[2 * i + 1] = wasm_i8x16_shuffle(r[2 * i], r[2 * i + 1], 8, 24, 9, 25, 10, 26, 11, 27, 12,
-                                      28, 13, 29, 14, 30, 15, 31);
-  }
-  for (int i = 0; i < 4; ++i) {  // b[4i + k]: columns 4k .. 4k + 3 of rows 4i .. 4i + 3
-    b[4 * i] = wasm_i16x8_shuffle(a[4 * i], a[4 * i + 2], 0, 8, 1, 9, 2, 10, 3, 11);
-    b[4 * i + 1] = wasm_i16x8_shuffle(a[4 * i], a[4 * i + 2], 4, 12, 5, 13, 6, 14, 7, 15);
-    b[4 * i + 2] = wasm_i16x8_shuffle(a[4 * i + 1], a[4 * i + 3], 0, 8, 1, 9, 2, 10, 3, 11);
-    b[4 * i + 3] = wasm_i16x8_shuffle(a[4 * i + 1], a[4 * i + 3], 4, 12, 5, 13, 6, 14, 7, 15);
-  }
-  for (int i = 0; i < 2; ++i) {  // c[8i + 2k + h]: columns 4k + 2h, + 1 of rows 8i .. 8i + 7
-    for (int k = 0; k < 4; ++k) {
-      c[8 * i + 2 * k] = wasm_i32x4_shuffle(b[8 * i + k], b[8 * i + 4 + k], 0, 4, 1, 5);
-      c[8 * i + 2 * k + 1] = wasm_i32x4_shuffle(b[8 * i + k], b[8 * i + 4 + k], 2, 6, 3, 7);
-    }
-  }
-  for (int m = 0; m < 8; ++m) {
-    wasm_v128_store(out + 2 * m * out_step, wasm_i64x2_shuffle(c[m], c[8 + m], 0, 2));
-    wasm_v128_store(out + (2 * m + 1) * out_step, wasm_i64x2_shuffle(c[m], c[8 + m], 1, 3));
-  }
+  unpack_stage(
+      r, t, 1,
+      [](v128_t a, v128_t b) {
+        return wasm_i8x16_shuffle(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+      },
+      [](v128_t a, v128_t b) {
+        return wasm_i8x16_shuffle(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15,
+                                  31);
+      });
+  unpack_stage(
+      t, r, 2,
+      [](v128_t a, v128_t b) { return wasm_i16x8_shuffle(a, b, 0, 8, 1, 9, 2, 10, 3, 11); },
+      [](v128_t a, v128_t b) { return wasm_i16x8_shuffle(a, b, 4, 12, 5, 13, 6, 14, 7, 15); });
+  unpack_stage(
+      r, t, 4, [](v128_t a, v128_t b) { return wasm_i32x4_shuffle(a, b, 0, 4, 1, 5); },
+      [](v128_t a, v128_t b) { return wasm_i32x4_shuffle(a, b, 2, 6, 3, 7); });
+  unpack_stage(
+      t, r, 8, [](v128_t a, v128_t b) { return wasm_i64x2_shuffle(a, b, 0, 2); },
+      [](v128_t a, v128_t b) { return wasm_i64x2_shuffle(a, b, 1, 3); });
+  for (int j = 0; j < 16; ++j) wasm_v128_store(out + j * out_step, r[j]);
 }
 
 }  // namespace
