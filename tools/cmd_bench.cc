@@ -327,7 +327,7 @@ const Command kBenchCommand = {
     "operator. A progress line goes to stderr once the benchmark has taken more than 2 s.\n"
     "Threads: CVMRT_THREADS (default: the hardware concurrency); with more than one, the\n"
     "session's first runs measure which nodes to split over them, before the timed runs\n"
-    "(and again if the runs' speed drifts; the output then says so).\n"
+    "(and again when their speed drifts; the output says when that changed the choice).\n"
     "\n"
     "  --params P       the params of a CVM graph JSON\n"
     "  -i, --input data=FILE   as for cvmrt run, a float32 .npy quantized for a quantized model\n"
