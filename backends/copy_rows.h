@@ -62,6 +62,9 @@ void copy_row(char* const* ptr, int64_t n, const int64_t* step, const Store& sto
   for (int64_t i = 0; i < n; ++i, out += step[0], in += step[1]) std::memcpy(out, in, Size);
 }
 
+// The tile walk's templates are static: each ISA's source instantiates its own (the linker
+// cannot take one compiled for another ISA), as the row gathers are by their lambdas.
+
 // The last two dims of a copy that transposes them: `along`, where the input is contiguous, and
 // `across`, where the output is (an NCHW image into NHWC: each output pixel takes one element
 // of every channel plane).
@@ -90,7 +93,7 @@ static inline bool copy_transposes_tiles(const KernelCall& call, TileDims* t) {
 // The tile rows of a copy_transposes_tiles copy: its outer indices (the dims before the last
 // two) times ceil(A / T), A the along dim's length.
 template <int T>
-int64_t transpose_tile_row_count(const TensorView& out, TileDims t) {
+static int64_t transpose_tile_row_count(const TensorView& out, TileDims t) {
   int64_t rows = (out.shape[t.along] + T - 1) / T;
   for (int d = 0; d < out.ndim - 2; ++d) rows *= out.shape[d];
   return rows;
@@ -100,8 +103,8 @@ int64_t transpose_tile_row_count(const TensorView& out, TileDims t) {
 // or smaller at the ends, goes through tile(out, out_step, in, in_step, na, nb), which writes
 // out + j * out_step + r (elements) from in + r * in_step + j for j < na along and r < nb across.
 template <int Size, int T, class Tile>
-void transpose_tile_rows(const TensorView& out, const TensorView& in, TileDims t, int64_t begin,
-                         int64_t end, const Tile& tile) {
+static void transpose_tile_rows(const TensorView& out, const TensorView& in, TileDims t,
+                                int64_t begin, int64_t end, const Tile& tile) {
   const int nd = out.ndim;
   const int64_t a_len = out.shape[t.along], b_len = out.shape[t.across];
   const int64_t blocks = (a_len + T - 1) / T;
@@ -131,7 +134,7 @@ void transpose_tile_rows(const TensorView& out, const TensorView& in, TileDims t
 // 1, 2, 4 and 8 over 16 rows of 16 lanes, interleaving lanes, pairs, quads and eights,
 // transpose them.
 template <class V, class Lo, class Hi>
-void unpack_stage(const V (&in)[16], V (&out)[16], int span, Lo lo, Hi hi) {
+static void unpack_stage(const V (&in)[16], V (&out)[16], int span, Lo lo, Hi hi) {
   for (int g = 0; g < 16; g += 2 * span) {
     for (int r = 0; r < span; ++r) {
       out[g + 2 * r] = lo(in[g + r], in[g + r + span]);
