@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "params/nn.h"
 #include "gemm_simd128.h"
@@ -252,8 +253,30 @@ void dense_rows(const TensorView& x, const TensorView& w, const TensorView* bias
 // ---------------------------------------------------------------------------------------------
 // max_pool2d
 
+// Eight outputs of a stride-2 pooling of 2- or 3-column windows on an int8 row, in byte lanes:
+// `rows` window rows from `top` (the first row's first window column), `step` apart, their
+// maximum per byte over 16 columns (and over the 16 from one column on, for 3-column windows);
+// then per int16 lane i the maximum of its two bytes (columns 2i, 2i + 1) and of the odd byte
+// one column on (2i + 2). int16 lanes within int8.
+v128_t pool_s2_bytes(const int8_t* top, int64_t rows, int64_t step, int64_t pool) {
+  v128_t lo = wasm_i8x16_splat(-128), hi = lo;
+  for (int64_t r = 0; r < rows; ++r) {
+    lo = wasm_i8x16_max(lo, wasm_v128_load(top + r * step));
+    if (pool == 3) hi = wasm_i8x16_max(hi, wasm_v128_load(top + r * step + 1));
+  }
+  const v128_t best = wasm_i16x8_max(wasm_i16x8_shr(wasm_i16x8_shl(lo, 8), 8),
+                                     wasm_i16x8_shr(lo, 8));
+  return pool == 3 ? wasm_i16x8_max(best, wasm_i16x8_shr(hi, 8)) : best;
+}
+
+// The eight int16 lanes (within int8) as bytes at y.
+void store_pool_bytes(int8_t* y, v128_t v) {
+  wasm_v128_store64_lane(y, wasm_i8x16_narrow_i16x8(v, v), 0);
+}
+
 // Over elements T: int32_t, or int8_t for int8 activation views (a valid op's windows each
-// hold an input cell, so the padding's INT32_MIN never reaches an int8 output).
+// hold an input cell, so the padding's INT32_MIN never reaches an int8 output). Stride-2 rows
+// of 2- or 3-column windows on int8 go eight outputs a vector in byte lanes (pool_s2_bytes).
 template <int S, typename T>
 void pool_all(const KernelCall& call) {
   const auto& p = *static_cast<const MaxPool2dParams*>(call.params);
@@ -288,6 +311,14 @@ void pool_all(const KernelCall& call) {
         };
         int64_t ow = 0;
         for (; ow < ow_lo; ++ow) point(ow);
+        if constexpr (S == 2 && std::is_same_v<T, int8_t>) {
+          if (unit && (p.pool_w == 2 || p.pool_w == 3)) {
+            for (; ow + 8 <= ow_hi; ow += 8) {
+              const int8_t* top = xc + (h0 + kh_lo) * x.strides[2] + ow * 2 - p.pad_w;
+              store_pool_bytes(yr + ow, pool_s2_bytes(top, kh_hi - kh_lo, x.strides[2], p.pool_w));
+            }
+          }
+        }
         for (; unit && ow + 4 <= ow_hi; ow += 4) {
           v128_t best = wasm_i32x4_splat(INT32_MIN);
           const T* xw = xc + ow * p.stride_w - p.pad_w;

@@ -150,7 +150,7 @@ TEST_CASE("int8 views: max_pool2d equals the int32 call narrowed", "[kernels][in
       {3, 8, 8, 2, 2, 0, false},    {2, 16, 16, 2, 2, 0, false},  {2, 9, 33, 2, 2, 0, true},
       {4, 14, 14, 3, 2, 1, false},  {2, 15, 15, 3, 2, 1, true},   {2, 7, 40, 3, 1, 1, false},
       {1, 5, 1, 2, 1, 1, false},    {2, 6, 70, 3, 3, 2, true},    {1, 12, 130, 2, 2, 1, false},
-      {2, 4, 9, 4, 1, 0, false},
+      {2, 4, 9, 4, 1, 0, false},    {2, 9, 41, 3, 2, 1, false},   {1, 6, 100, 3, 2, 0, true},
   };
   uint64_t seed = 4400;
   const std::vector<const kernel::KernelEntry*> entries = int8_view_entries("max_pool2d");
