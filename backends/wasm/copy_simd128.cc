@@ -112,12 +112,13 @@ KernelStatus copy_bits__wasm_simd128(const KernelCall& call) {
   const TensorView* const views[2] = {&call.outputs[0], &call.inputs[0]};
   TileDims t;
   if (copy_transposes_tiles(call, &t)) {
-    const int64_t rows = size == 4 ? transpose_tile_row_count<4>(call.outputs[0], t)
-                                   : transpose_tile_row_count<16>(call.outputs[0], t);
+    const TensorView &out = call.outputs[0], &in = call.inputs[0];
     if (size == 4) {
-      transpose_tile_rows<4, 4>(call.outputs[0], call.inputs[0], t, 0, rows, transpose_tile_b32);
+      transpose_tile_rows<4, 4>(out, in, t, 0, transpose_tile_row_count<4>(out, t),
+                                transpose_tile_b32);
     } else {
-      transpose_tile_rows<1, 16>(call.outputs[0], call.inputs[0], t, 0, rows, transpose_tile_b8);
+      transpose_tile_rows<1, 16>(out, in, t, 0, transpose_tile_row_count<16>(out, t),
+                                 transpose_tile_b8);
     }
     return KernelStatus::kDone;
   }
