@@ -4,7 +4,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "cvm/check.h"
 #include "cvm/model.h"
 #include "cvm/registry.h"
+#include "json_text.h"
 
 namespace {
 
@@ -79,6 +79,26 @@ CVMModel* as_model(const void* handle, const char* fn) {
   return static_cast<CVMModel*>(const_cast<void*>(handle));
 }
 
+// CVMModelGetQuantization's answer: {"inputs": [{name, precision, scale}, ...], "outputs":
+// [{name, scale, tail, tail_axis}, ...]}, keys in byte order, scales exact (shortest round trip).
+std::string quantization_json(const Quantization& q) {
+  cvm::json::Writer w;
+  w.open('{').key("inputs").open('[');
+  for (const QuantizedTensor& t : q.inputs) {
+    w.open('{').key("name").string(t.name).key("precision").integer(t.precision);
+    w.key("scale").number(t.scale).close('}');
+  }
+  w.close(']').key("outputs").open('[');
+  for (const QuantizedTensor& t : q.outputs) {
+    w.open('{').key("name").string(t.name).key("scale").number(t.scale);
+    w.key("tail").string(t.tail).key("tail_axis").integer(t.tail_axis).close('}');
+  }
+  w.close(']').close('}');
+  VERIFY(w.ok()) << "quantization metadata: a name that is not valid UTF-8, which JSON cannot "
+                    "carry";
+  return w.text();
+}
+
 CVMModelHandle new_model(std::shared_ptr<const Model> model, const char* backend,
                          int device_id = 0) {
   auto handle = std::make_unique<CVMModel>();
@@ -87,15 +107,7 @@ CVMModelHandle new_model(std::shared_ptr<const Model> model, const char* backend
   handle->device_id = device_id;
   const Quantization& q = handle->model->metadata().quantization;
   if (!q.empty()) {
-    nlohmann::json doc = {{"inputs", nlohmann::json::array()}, {"outputs", nlohmann::json::array()}};
-    for (const QuantizedTensor& t : q.inputs) {
-      doc["inputs"].push_back({{"name", t.name}, {"scale", t.scale}, {"precision", t.precision}});
-    }
-    for (const QuantizedTensor& t : q.outputs) {
-      doc["outputs"].push_back(
-          {{"name", t.name}, {"scale", t.scale}, {"tail", t.tail}, {"tail_axis", t.tail_axis}});
-    }
-    handle->quantization_json = doc.dump();
+    handle->quantization_json = quantization_json(q);
   }
   return handle.release();
 }
@@ -445,26 +457,25 @@ extern "C" int CVMSessionGetKernelPlan(CVMSessionHandle session, const char** js
   return guard([&] {
     require_not_null(session, "CVMSessionGetKernelPlan", "session");
     require_not_null(json, "CVMSessionGetKernelPlan", "json");
-    nlohmann::json nodes = nlohmann::json::array();
+    // Keys in byte order within each object.
+    cvm::json::Writer w;
+    w.open('{').key("backend").string(session->session.backend()).key("nodes").open('[');
     for (const cvm::NodeKernelPlan& node : session->session.kernel_plan()) {
-      nlohmann::json chains = nlohmann::json::array();
+      w.open('{').key("chains").open('[');
       for (const cvm::NodeKernelPlan::Chain& c : node.chains) {
-        chains.push_back({{"kernel_op", c.kernel_op},
-                          {"dtype", c.dtype},
-                          {"entries", c.entries},
-                          {"notes", c.notes},
-                          {"packed_for", c.packed_for},
-                          {"last_ran", c.last_ran}});
+        w.open('{').key("dtype").string(c.dtype).key("entries").strings(c.entries);
+        w.key("kernel_op").string(c.kernel_op).key("last_ran").string(c.last_ran);
+        w.key("notes").strings(c.notes).key("packed_for").string(c.packed_for).close('}');
       }
-      nodes.push_back({{"node", node.node},
-                       {"op", node.op},
-                       {"chains", std::move(chains)},
-                       {"fused_into", node.fused_into},
-                       {"int8_output", node.int8_output}});
+      w.close(']').key("fused_into").string(node.fused_into);
+      w.key("int8_output").boolean(node.int8_output).key("node").string(node.node);
+      w.key("op").string(node.op).close('}');
     }
+    w.close(']').close('}');
+    VERIFY(w.ok()) << "CVMSessionGetKernelPlan: a node name that is not valid UTF-8, which JSON "
+                      "cannot carry";
     thread_local std::string text;
-    text = nlohmann::json{{"backend", session->session.backend()}, {"nodes", std::move(nodes)}}
-               .dump();
+    text = w.text();
     *json = text.c_str();
   });
 }

@@ -4,7 +4,6 @@
 // call serves every operator and bindings (JS, Python, Go) need no per-op code.
 #include <cmath>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -16,12 +15,12 @@
 #include "cvm/ndarray.h"
 #include "cvm/op.h"
 #include "cvm/registry.h"
+#include "json_text.h"
 #include "op_def.h"
 
 using cvm::NDArray;
 using cvm::capi::guard;
 using cvm::capi::require_not_null;
-using json = nlohmann::json;
 
 namespace cvm {
 namespace capi {
@@ -31,33 +30,25 @@ namespace {
 // from turning into a huge allocation.
 constexpr int kMaxOpInputs = 1 << 16;
 
+using json::Value;
+
+// Deepest nesting attrs_json may have: an attribute is at most an array in the object.
+constexpr int kMaxAttrsDepth = 64;
+
 // The JSON document `text`; LogicError naming `fn` and the parser's reason when it is not one.
-json parse_attrs_json(const std::string& text, const char* fn) {
+Value parse_attrs_json(const std::string& text, const char* fn) {
   try {
-    return json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number overflow
-    // Drop the "[json.exception.parse_error.101] " tag: the rest is the useful part.
-    std::string reason = e.what();
-    const size_t close = reason.find("] ");
-    if (reason.rfind("[json.", 0) == 0 && close != std::string::npos) reason.erase(0, close + 2);
-    CVM_LOGIC_ERROR() << fn << ": attrs_json is not valid JSON: " << reason;
+    return json::parse(text, kMaxAttrsDepth);
+  } catch (const json::ParseError& e) {
+    CVM_LOGIC_ERROR() << fn << ": attrs_json is not valid JSON: " << e.what();
   }
 }
 
 // The value of an integer-valued JSON number; false when it is not one (or beyond int64).
-bool integer_value(const json& v, int64_t* out) {
-  if (v.is_number_unsigned()) {
-    uint64_t u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(INT64_MAX)) return false;
-    *out = static_cast<int64_t>(u);
-    return true;
-  }
-  if (v.is_number_integer()) {
-    *out = v.get<int64_t>();
-    return true;
-  }
-  if (v.is_number_float()) {
-    double d = v.get<double>();
+bool integer_value(const Value& v, int64_t* out) {
+  if (v.integer(out)) return true;
+  if (v.is_float()) {
+    double d = v.number();
     // [-2^63, 2^63) holds exactly the doubles that convert to int64 without overflow.
     if (!std::isfinite(d) || d != std::trunc(d) || d < -9223372036854775808.0 ||
         d >= 9223372036854775808.0) {
@@ -69,17 +60,16 @@ bool integer_value(const json& v, int64_t* out) {
   return false;
 }
 
-// A short description of a JSON value for messages. Containers are named, never dumped: dump()
-// recurses, and a deeply nested value would overflow the stack.
-std::string brief(const json& v) {
-  return v.is_structured() ? std::string("an ") + v.type_name() : v.dump().substr(0, 64);
+// A short description of a JSON value for messages: a scalar's text, a container's kind.
+std::string brief(const Value& v) {
+  return v.is_structured() ? std::string("an ") + v.type_name() : v.brief_text().substr(0, 64);
 }
 
 // A string is CVM attribute text; every other accepted kind becomes a typed value.
-AttrValue attr_value(const json& v, const std::string& key, const char* fn) {
+AttrValue attr_value(const Value& v, const std::string& key, const char* fn) {
   int64_t x = 0;
-  if (v.is_string()) return AttrValue(v.get<std::string>());
-  if (v.is_boolean()) return AttrValue::boolean(v.get<bool>());
+  if (v.is_string()) return AttrValue(v.string());
+  if (v.is_boolean()) return AttrValue::boolean(v.boolean());
   if (v.is_null()) return AttrValue::none();
   if (v.is_number()) {
     VERIFY(integer_value(v, &x)) << fn << ": attribute \"" << key
@@ -111,9 +101,11 @@ AttrMap attrs_from_json(const char* text, const char* fn) {
   VERIFY(len <= kMaxAttrsJsonBytes)
       << fn << ": attrs_json is longer than " << kMaxAttrsJsonBytes << " bytes";
   std::string s(text, len);
-  const json doc = parse_attrs_json(s, fn);
+  const Value doc = parse_attrs_json(s, fn);
   VERIFY(doc.is_object()) << fn << ": attrs_json must be a JSON object, found " << doc.type_name();
-  for (const auto& item : doc.items()) attrs[item.key()] = attr_value(item.value(), item.key(), fn);
+  for (size_t k = 0; k < doc.size(); ++k) {
+    attrs[doc.keys()[k]] = attr_value(doc[k], doc.keys()[k], fn);
+  }
   return attrs;
 }
 

@@ -1,8 +1,8 @@
 // Seed generator for the fuzz corpora: turns the repository's test data into raw seeds per target.
 //
 // usage: fuzz_make_seeds SOURCE_DIR OUT_DIR
-// Writes OUT_DIR/<target>/<name> for the targets params, cvm_graph, model_file, op_run, npy and
-// (when built with the importer) onnx_import, from tests/models (+ .case.json params),
+// Writes OUT_DIR/<target>/<name> for the targets params, cvm_graph, model_file, op_run, npy,
+// json and (when built with the importer) onnx_import, from tests/models (+ .case.json params),
 // tests/models/bad, examples/models, tests/vectors, tests/onnx and a few generated dicts and
 // arrays. scripts/fuzz.sh --seeds merges them (libFuzzer -merge=1) into tests/fuzz/corpus.
 #include <algorithm>
@@ -129,6 +129,7 @@ void model_seeds(const std::string& stem, const std::string& graph, const cvm::P
   const std::vector<uint8_t> p = params.save(legacy ? cvm::ParamFormat::kLegacy
                                                     : cvm::ParamFormat::kCvmrt);
   emit("cvm_graph", stem, cvm_fuzz::join2(graph, str(p)));
+  emit("json", stem + ".json", graph);
   emit("params", stem + (legacy ? ".legacy" : ".cvmrt"), str(p));
   try {
     auto model = cvm::Model::from_cvm(graph, p.data(), p.size(), cvm_fuzz::model_options());
@@ -175,6 +176,7 @@ int main(int argc, char** argv) {
       emit("params", "bad-" + name, params);
     }
     emit("cvm_graph", "bad-" + name, cvm_fuzz::join2(read(f), params));
+    emit("json", "bad-" + name, read(f));
   }
   // examples/models: graph + legacy params as shipped, and their .npy inputs.
   for (const fs::path& f : files(src / "examples/models", ".params")) {

@@ -147,9 +147,12 @@ TEST_CASE("attrs_json: malformed, non-object and oversized text is rejected", "[
   std::string over = "{" + std::string(cvm::capi::kMaxAttrsJsonBytes - 1, ' ') + "}";
   CHECK_THAT(json_error(over), Contains("longer than 1048576 bytes"));
 
-  // Deep nesting within the size limit: an error, not a stack overflow.
+  // Deep nesting within the size limit: an error, not a stack overflow (the parser recurses
+  // once a level, up to 64; an attribute needs 2).
   std::string deep = "{\"a\": " + std::string(400000, '[') + std::string(400000, ']') + "}";
-  CHECK_THAT(json_error(deep), Contains("expected an array of integers"));
+  CHECK_THAT(json_error(deep), Contains("not valid JSON: nesting deeper than 64 levels at byte 69"));
+  std::string at_limit_depth = "{\"a\": " + std::string(63, '[') + std::string(63, ']') + "}";
+  CHECK_THAT(json_error(at_limit_depth), Contains("expected an array of integers"));
   std::string unclosed = std::string(500000, '[');
   CHECK_THAT(json_error(unclosed), Contains("not valid JSON"));
 }

@@ -181,7 +181,8 @@ CVM_DLL int CVMGetNumThreads(int* n);
  * "None", "(a, b)"): an integer where a tuple is expected is a 1-tuple, 0 and 1 are bools; a
  * value of the wrong kind is a logic error showing that text. Other values (objects, nested
  * arrays, non-integral floats, integers beyond int64) are a logic error naming the key; so is
- * malformed JSON. If a key repeats, the last value wins.
+ * malformed JSON (RFC 8259, strings valid UTF-8, at most 64 levels of nesting). If a key
+ * repeats, the last value wins.
  *
  * On success *outputs points to *num_outputs new handles; the caller owns each and frees it with
  * CVMArrayFree. The array of handles itself is thread-local storage owned by the library, valid

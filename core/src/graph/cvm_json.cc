@@ -2,90 +2,51 @@
 #include "cvm_json.h"
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "attrs.h"
 #include "cvm/check.h"
+#include "json_text.h"
 
 namespace cvm {
 namespace graph {
 namespace {
 
-using json = nlohmann::json;
+using json::Value;
 
 const char kPrefix[] = "graph JSON: ";
 
-// LogicError unless arrays and objects nest at most kMaxJsonDepth deep (the parser and the
-// value destructor are not guaranteed to be iterative for every depth).
-void verify_depth(const std::string& text, const std::string& what) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      VERIFY(++depth <= kMaxJsonDepth)
-          << what << "nesting deeper than " << kMaxJsonDepth << " levels at byte " << i;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-}
-
-json parse_json(const std::string& text, const std::string& what) {
-  verify_depth(text, what);
+Value parse_json(const std::string& text, const std::string& what) {
   try {
-    return json::parse(text);
-  } catch (const json::exception& e) {
+    return json::parse(text, kMaxJsonDepth);
+  } catch (const json::ParseError& e) {
     CVM_LOGIC_ERROR() << what << "not valid JSON (" << e.what() << ")";
   }
 }
 
-std::string type_name(const json& j) { return j.type_name(); }
+std::string type_name(const Value& j) { return j.type_name(); }
 
-bool as_int64(const json& j, int64_t* out) {
-  if (j.is_number_unsigned()) {
-    uint64_t u = j.get<uint64_t>();
-    if (u > static_cast<uint64_t>(INT64_MAX)) return false;
-    *out = static_cast<int64_t>(u);
-    return true;
-  }
-  if (j.is_number_integer()) {
-    *out = j.get<int64_t>();
-    return true;
-  }
-  return false;
-}
-
-int64_t get_int(const json& j, const std::string& what, int64_t lo, int64_t hi) {
+int64_t get_int(const Value& j, const std::string& what, int64_t lo, int64_t hi) {
   int64_t v = 0;
-  VERIFY(as_int64(j, &v)) << kPrefix << what << ": expected an integer, found " << type_name(j)
-                          << (j.is_number() ? " " + j.dump() : std::string());
+  VERIFY(j.integer(&v)) << kPrefix << what << ": expected an integer, found " << type_name(j)
+                        << (j.is_number() ? " " + j.brief_text() : std::string());
   VERIFY(v >= lo && v <= hi) << kPrefix << what << ": expected an integer in [" << lo << ", " << hi
                              << "], found " << v;
   return v;
 }
 
-const std::string& get_string(const json& j, const std::string& what) {
+const std::string& get_string(const Value& j, const std::string& what) {
   VERIFY(j.is_string()) << kPrefix << what << ": expected a string, found " << type_name(j);
-  return j.get_ref<const std::string&>();
+  return j.string();
 }
 
-const json& get_array(const json& j, const std::string& what) {
+const Value& get_array(const Value& j, const std::string& what) {
   VERIFY(j.is_array()) << kPrefix << what << ": expected an array, found " << type_name(j);
   return j;
 }
 
-const json& get_object(const json& j, const std::string& what) {
+const Value& get_object(const Value& j, const std::string& what) {
   VERIFY(j.is_object()) << kPrefix << what << ": expected an object, found " << type_name(j);
   return j;
 }
@@ -96,7 +57,7 @@ bool is_ignored_key(const std::string& key) {
 }
 
 // An input or head: [node, index] or [node, index, version] -> entry id.
-uint32_t parse_entry_ref(const json& j, const std::string& what, const Graph& g) {
+uint32_t parse_entry_ref(const Value& j, const std::string& what, const Graph& g) {
   get_array(j, what);
   VERIFY(j.size() == 2 || j.size() == 3)
       << kPrefix << what << ": expected [node, index] or [node, index, version], found " << j.size()
@@ -116,17 +77,17 @@ uint32_t parse_entry_ref(const json& j, const std::string& what, const Graph& g)
 struct RawNode {
   bool variable = false;
   std::string func_name;
-  const json* inputs = nullptr;
+  const Value* inputs = nullptr;
   std::map<std::string, std::string> node_attrs;
 };
 
-RawNode parse_node_keys(const json& jn, const std::string& what, Node* node) {
+RawNode parse_node_keys(const Value& jn, const std::string& what, Node* node) {
   get_object(jn, what);
   RawNode raw;
   bool have_op = false, have_name = false;
-  for (const auto& item : jn.items()) {
-    const std::string& key = item.key();
-    const json& v = item.value();
+  for (size_t k = 0; k < jn.size(); ++k) {
+    const std::string& key = jn.keys()[k];
+    const Value& v = jn[k];
     if (key == "op") {
       const std::string& op = get_string(v, what + ".op");
       VERIFY(op == "null" || op == "cvm_op")
@@ -140,8 +101,9 @@ RawNode parse_node_keys(const json& jn, const std::string& what, Node* node) {
       raw.inputs = &get_array(v, what + ".inputs");
     } else if (key == "attrs") {
       get_object(v, what + ".attrs");
-      for (const auto& a : v.items()) {
-        raw.node_attrs[a.key()] = get_string(a.value(), what + ".attrs." + a.key());
+      for (size_t a = 0; a < v.size(); ++a) {
+        const std::string& name = v.keys()[a];
+        raw.node_attrs[name] = get_string(v[a], what + ".attrs." + name);
       }
     } else if (key == "precision") {
       // Ignored (spec section 3): the graph attribute is authoritative.
@@ -183,7 +145,7 @@ void verify_count_attr(const Graph& g, uint32_t nid, const RawNode& raw, const c
 }
 
 // attrs.<key>: ["<type>", [...]] -> the list.
-const json& typed_list(const json& v, const std::string& key, const char* type) {
+const Value& typed_list(const Value& v, const std::string& key, const char* type) {
   const std::string what = "attrs." + key;
   get_array(v, what);
   VERIFY(v.size() == 2) << kPrefix << what << ": expected [\"" << type << "\", [...]], found "
@@ -194,37 +156,38 @@ const json& typed_list(const json& v, const std::string& key, const char* type) 
   return get_array(v[1], what + "[1]");
 }
 
-void verify_count(const json& list, size_t expected, const std::string& key, const char* per) {
+void verify_count(const Value& list, size_t expected, const std::string& key, const char* per) {
   VERIFY(list.size() == expected) << kPrefix << "attrs." << key << ": expected one value per "
                                   << per << " (" << expected << "), found " << list.size();
 }
 
 AttrMap parse_op_attrs(const std::string& text, const std::string& what) {
-  json j = parse_json(text, std::string(kPrefix) + what + ": ");
+  const Value j = parse_json(text, std::string(kPrefix) + what + ": ");
   VERIFY(j.is_object()) << kPrefix << what << ": expected a JSON object in the string, found "
                         << type_name(j);
   AttrMap out;
-  for (const auto& item : j.items()) {
-    if (is_ignored_key(item.key())) continue;
-    out[item.key()] = get_string(item.value(), what + "." + item.key());
+  for (size_t k = 0; k < j.size(); ++k) {
+    const std::string& key = j.keys()[k];
+    if (is_ignored_key(key)) continue;
+    out[key] = get_string(j[k], what + "." + key);
   }
   return out;
 }
 
-void parse_graph_attrs(const json& jattrs, Graph& g) {
+void parse_graph_attrs(const Value& jattrs, Graph& g) {
   get_object(jattrs, "attrs");
   const size_t num_entries = g.entries.size();
   std::set<std::string> seen;
-  for (const auto& item : jattrs.items()) {
-    const std::string& key = item.key();
-    const json& v = item.value();
+  for (size_t k = 0; k < jattrs.size(); ++k) {
+    const std::string& key = jattrs.keys()[k];
+    const Value& v = jattrs[k];
     seen.insert(key);
     if (key == "shape") {
-      const json& list = typed_list(v, key, "list_shape");
+      const Value& list = typed_list(v, key, "list_shape");
       verify_count(list, num_entries, key, "entry");
       for (size_t e = 0; e < num_entries; ++e) {
         const std::string what = "attrs.shape[" + std::to_string(e) + "]";
-        const json& dims = get_array(list[e], what);
+        const Value& dims = get_array(list[e], what);
         VERIFY(dims.size() <= 64) << kPrefix << what << ": " << dims.size() << " dimensions";
         Shape s;
         for (size_t d = 0; d < dims.size(); ++d) {
@@ -233,7 +196,7 @@ void parse_graph_attrs(const json& jattrs, Graph& g) {
         g.entries[e].shape = s;
       }
     } else if (key == "precision") {
-      const json& list = typed_list(v, key, "list_int");
+      const Value& list = typed_list(v, key, "list_int");
       verify_count(list, num_entries, key, "entry");
       for (size_t e = 0; e < num_entries; ++e) {
         const std::string what = "attrs.precision[" + std::to_string(e) + "]";
@@ -242,7 +205,7 @@ void parse_graph_attrs(const json& jattrs, Graph& g) {
         g.entries[e].precision = static_cast<int>(p);
       }
     } else if (key == "storage_id") {
-      const json& list = typed_list(v, key, "list_int");
+      const Value& list = typed_list(v, key, "list_int");
       verify_count(list, num_entries, key, "entry");
       for (size_t e = 0; e < num_entries; ++e) {
         g.entries[e].storage_id =
@@ -250,7 +213,7 @@ void parse_graph_attrs(const json& jattrs, Graph& g) {
       }
       g.has_storage_ids = true;
     } else if (key == "dltype") {
-      const json& list = typed_list(v, key, "list_str");
+      const Value& list = typed_list(v, key, "list_str");
       verify_count(list, num_entries, key, "entry");
       for (size_t e = 0; e < num_entries; ++e) {
         const std::string what = "attrs.dltype[" + std::to_string(e) + "]";
@@ -258,7 +221,7 @@ void parse_graph_attrs(const json& jattrs, Graph& g) {
         VERIFY(t == "int32") << kPrefix << what << ": expected \"int32\", found \"" << t << "\"";
       }
     } else if (key == "op_attrs") {
-      const json& list = typed_list(v, key, "list_str");
+      const Value& list = typed_list(v, key, "list_str");
       verify_count(list, g.nodes.size(), key, "node");
       for (size_t nid = 0; nid < g.nodes.size(); ++nid) {
         const std::string what = "attrs.op_attrs[" + std::to_string(nid) + "]";
@@ -267,7 +230,7 @@ void parse_graph_attrs(const json& jattrs, Graph& g) {
         if (!g.nodes[nid].is_variable()) g.nodes[nid].attrs = std::move(attrs);
       }
     } else if (key == "device_index") {
-      const json& list = typed_list(v, key, "list_int");
+      const Value& list = typed_list(v, key, "list_int");
       VERIFY(list.empty()) << kPrefix << "attrs.device_index: must be absent or empty, found "
                            << list.size() << " values";
     } else {
@@ -281,9 +244,9 @@ void parse_graph_attrs(const json& jattrs, Graph& g) {
 }
 
 // node_row_ptr and arg_nodes under cvm_1.0.0: required and equal to what the nodes imply.
-void verify_legacy_index(const json& root, const Graph& g) {
-  auto rp = root.find("node_row_ptr");
-  VERIFY(rp != root.end()) << kPrefix << "missing \"node_row_ptr\" (required by cvm_1.0.0)";
+void verify_legacy_index(const Value& root, const Graph& g) {
+  const Value* rp = root.find("node_row_ptr");
+  VERIFY(rp != nullptr) << kPrefix << "missing \"node_row_ptr\" (required by cvm_1.0.0)";
   get_array(*rp, "node_row_ptr");
   VERIFY(rp->size() == g.nodes.size() + 1) << kPrefix << "node_row_ptr: expected "
                                            << g.nodes.size() + 1 << " values, found " << rp->size();
@@ -295,8 +258,8 @@ void verify_legacy_index(const json& root, const Graph& g) {
     VERIFY(found == expected) << kPrefix << "node_row_ptr[" << i << "]: expected " << expected
                               << " (prefix sums of the nodes' output counts), found " << found;
   }
-  auto an = root.find("arg_nodes");
-  VERIFY(an != root.end()) << kPrefix << "missing \"arg_nodes\" (required by cvm_1.0.0)";
+  const Value* an = root.find("arg_nodes");
+  VERIFY(an != nullptr) << kPrefix << "missing \"arg_nodes\" (required by cvm_1.0.0)";
   get_array(*an, "arg_nodes");
   std::vector<uint32_t> variables;
   for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
@@ -312,27 +275,25 @@ void verify_legacy_index(const json& root, const Graph& g) {
   }
 }
 
-CvmJsonImport import_root(const json& root, const ModelLimits& limits) {
+CvmJsonImport import_root(const Value& root, const ModelLimits& limits) {
   get_object(root, "the top level");
-  for (const auto& item : root.items()) {
+  for (const std::string& key : root.keys()) {
     static const std::set<std::string> kKeys = {
         "nodes", "heads", "attrs", "arg_nodes", "version", "postprocess", "node_row_ptr"};
-    VERIFY(kKeys.count(item.key())) << kPrefix << "unknown top-level key \"" << item.key() << "\"";
+    VERIFY(kKeys.count(key)) << kPrefix << "unknown top-level key \"" << key << "\"";
   }
   for (const char* required : {"nodes", "heads", "attrs"}) {
-    VERIFY(root.contains(required)) << kPrefix << "missing top-level key \"" << required << "\"";
+    VERIFY(root.find(required)) << kPrefix << "missing top-level key \"" << required << "\"";
   }
   CvmJsonImport out;
   Graph& g = out.graph;
-  if (root.contains("version")) g.version = get_string(root.at("version"), "version");
+  if (const Value* v = root.find("version")) g.version = get_string(*v, "version");
   VERIFY(g.version == "cvm_1.0.0" || g.version == "cvm_1.1.0")
       << kPrefix << "version: expected \"cvm_1.0.0\" or \"cvm_1.1.0\", found \"" << g.version
       << "\"";
-  if (root.contains("postprocess")) {
-    g.postprocess = get_string(root.at("postprocess"), "postprocess");
-  }
+  if (const Value* v = root.find("postprocess")) g.postprocess = get_string(*v, "postprocess");
 
-  const json& jnodes = get_array(root.at("nodes"), "nodes");
+  const Value& jnodes = get_array(*root.find("nodes"), "nodes");
   VERIFY(!jnodes.empty()) << kPrefix << "nodes: the graph has no nodes";
   VERIFY(jnodes.size() < (size_t{1} << 31)) << kPrefix << "nodes: too many nodes";
   std::vector<RawNode> raws;
@@ -361,7 +322,7 @@ CvmJsonImport import_root(const json& root, const ModelLimits& limits) {
   }
   g.entries.resize(static_cast<size_t>(entries));
   for (uint32_t nid = 0; nid < g.nodes.size(); ++nid) {
-    const json& jin = *raws[nid].inputs;
+    const Value& jin = *raws[nid].inputs;
     for (size_t i = 0; i < jin.size(); ++i) {
       const std::string what =
           "nodes[" + std::to_string(nid) + "].inputs[" + std::to_string(i) + "]";
@@ -372,7 +333,7 @@ CvmJsonImport import_root(const json& root, const ModelLimits& limits) {
       verify_count_attr(g, nid, raws[nid], "num_outputs", g.nodes[nid].num_outputs);
     }
   }
-  const json& jheads = get_array(root.at("heads"), "heads");
+  const Value& jheads = get_array(*root.find("heads"), "heads");
   for (size_t i = 0; i < jheads.size(); ++i) {
     g.heads.push_back(parse_entry_ref(jheads[i], "heads[" + std::to_string(i) + "]", g));
   }
@@ -380,10 +341,10 @@ CvmJsonImport import_root(const json& root, const ModelLimits& limits) {
     verify_legacy_index(root, g);
   } else {
     // cvm_1.1.0 recomputes both (a missing node_row_ptr crashed the original: fixed).
-    if (root.contains("node_row_ptr")) get_array(root.at("node_row_ptr"), "node_row_ptr");
-    if (root.contains("arg_nodes")) get_array(root.at("arg_nodes"), "arg_nodes");
+    if (const Value* v = root.find("node_row_ptr")) get_array(*v, "node_row_ptr");
+    if (const Value* v = root.find("arg_nodes")) get_array(*v, "arg_nodes");
   }
-  parse_graph_attrs(root.at("attrs"), g);
+  parse_graph_attrs(*root.find("attrs"), g);
   out.cost = verify_graph(g, limits, PrecisionSource::kRecompute);
   out.storage_id_bytes = storage_pool_bytes(g, limits);
   return out;
@@ -392,13 +353,7 @@ CvmJsonImport import_root(const json& root, const ModelLimits& limits) {
 }  // namespace
 
 CvmJsonImport import_cvm_json(const std::string& text, const ModelLimits& limits) {
-  json root = parse_json(text, kPrefix);
-  try {
-    return import_root(root, limits);
-  } catch (const json::exception& e) {
-    // Every access above is type-checked first; this is only a safety net.
-    CVM_LOGIC_ERROR() << kPrefix << "malformed (" << e.what() << ")";
-  }
+  return import_root(parse_json(text, kPrefix), limits);
 }
 
 }  // namespace graph
