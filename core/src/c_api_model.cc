@@ -196,11 +196,8 @@ extern "C" int CVMAPILoadModel(const char* graph_json, int graph_strlen, const c
     cvm::capi::check_length(graph_strlen, kFn, "graph_strlen");
     cvm::capi::check_length(param_strlen, kFn, "param_strlen");
     const char* backend = cvm::capi::backend_for_device(device_type, device_id);
-    // Bindings that count the C string's NUL (strlen + 1) are accepted too.
-    size_t json_len = static_cast<size_t>(graph_strlen);
-    while (json_len > 0 && graph_json[json_len - 1] == '\0') --json_len;
-    auto model = cvm::Model::from_cvm(std::string(graph_json, json_len), param_bytes,
-                                      static_cast<size_t>(param_strlen));
+    auto model = cvm::Model::from_cvm(std::string(graph_json, static_cast<size_t>(graph_strlen)),
+                                      param_bytes, static_cast<size_t>(param_strlen));
     std::unique_ptr<CVMModel> handle(cvm::capi::new_model(std::move(model), backend, device_id));
     // As in CVM, a model that loads has its memory: the first session is made now (on the GPU
     // for device_type 1, with the params copied there).

@@ -178,6 +178,31 @@ TEST_CASE("CVMModel and CVMSession calls reproduce every tests/models case", "[c
   }
 }
 
+TEST_CASE("CVM graph JSON: trailing NULs end the text, other bytes after the value do not",
+          "[cvmapi]") {
+  const ModelCase c = load_case("mlp");
+  const std::vector<uint8_t> params = c.params(cvm::ParamFormat::kLegacy);
+  auto load = [&](const std::string& graph) {
+    CVMModelHandle model = nullptr;
+    const int rc = CVMModelLoadCVM(graph.data(), graph.size(), params.data(), params.size(),
+                                   &model);
+    CVMModelFree(model);
+    return rc;
+  };
+  CHECK(load(c.graph) == 0);
+  CHECK(load(c.graph + std::string(3, '\0')) == 0);  // strlen + 1 and more
+  CHECK(load(c.graph + std::string("\0x", 2)) == CVM_STATUS_LOGIC_ERROR);
+  CHECK_THAT(last_error(), Catch::Contains("not valid JSON (syntax error at byte ") &&
+                               Catch::Contains("unexpected text after the value"));
+  CHECK(load(c.graph + " ]") == CVM_STATUS_LOGIC_ERROR);
+  // CVMAPILoadModel with the NUL counted, as bindings that pass strlen + 1 do.
+  void* net = nullptr;
+  REQUIRE(CVMAPILoadModel(c.graph.c_str(), static_cast<int>(c.graph.size() + 1),
+                          reinterpret_cast<const char*>(params.data()),
+                          static_cast<int>(params.size()), &net, CVM_MODEL_DEVICE_CPU, 0) == 0);
+  CVMAPIFreeModel(net);
+}
+
 TEST_CASE("CVMModelLoadFile and CVMModelLoadBytes read cvmrt model files", "[cvmapi]") {
   const ModelCase c = load_case("mlp");
   const auto model = c.load();

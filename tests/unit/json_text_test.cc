@@ -148,6 +148,11 @@ TEST_CASE("json: errors say what and where", "[json]") {
   CHECK(error_of("\"\xff\"") == "syntax error at byte 1: a string is not valid UTF-8");
   CHECK(error_of("\"\\q\"") == "syntax error at byte 2: invalid escape in a string");
   CHECK(error_of("[3e333]") == "number overflow parsing '3e333'");
+  // A NUL byte is no JSON whitespace (nlohmann::json would end the text there).
+  CHECK(error_of(std::string("[1]\0x", 5)) ==
+        "syntax error at byte 3: unexpected text after the value");
+  CHECK(error_of(std::string("\"a\0\"", 4)) ==
+        "syntax error at byte 2: control character in a string (it must be escaped)");
   // Nesting: 64 levels read, the 65th is refused where it opens (no recursion past it).
   CHECK(cvm::json::parse(std::string(64, '[') + std::string(64, ']'), kDepth).is_array());
   CHECK(error_of(std::string(65, '[') + std::string(65, ']')) ==

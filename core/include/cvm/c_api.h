@@ -307,9 +307,9 @@ CVM_DLL int CVMModelLoadFile(const char* path, CVMModelHandle* out);
 /* The same from `size` bytes in memory (not retained); by-reference params are looked up in
  * the current directory. */
 CVM_DLL int CVMModelLoadBytes(const void* data, size_t size, CVMModelHandle* out);
-/* Imports a CVM model (graph JSON of `graph_len` bytes + params of `params_len` bytes, legacy
- * or cvmrt format; `params` may be NULL when params_len is 0) with the 64-bit sizes that
- * CVMAPILoadModel lacks. Runs with the preferred CPU backend. */
+/* Imports a CVM model (graph JSON of `graph_len` bytes, trailing NULs ignored, + params of
+ * `params_len` bytes, legacy or cvmrt format; `params` may be NULL when params_len is 0) with the
+ * 64-bit sizes that CVMAPILoadModel lacks. Runs with the preferred CPU backend. */
 CVM_DLL int CVMModelLoadCVM(const char* graph_json, size_t graph_len, const void* params,
                             size_t params_len, CVMModelHandle* out);
 /* Frees a model (NULL is a no-op that succeeds). Same as CVMAPIFreeModel. */

@@ -117,8 +117,8 @@ class Session;
 
 class CVM_EXPORT Model {
  public:
-  // Imports a CVM model: graph JSON (spec section 3) and params in the legacy CVM or the cvmrt
-  // params format (detected). Verifies everything of spec sections 3 and 4 and plans memory.
+  // Imports a CVM model: graph JSON (spec section 3; trailing NUL bytes ignored) and params in
+  // the legacy CVM or the cvmrt params format (detected). Verifies everything of spec sections 3 and 4 and plans memory.
   // `params` may be null when params_size is 0 (then the graph must have no variable but data).
   static std::shared_ptr<const Model> from_cvm(const std::string& graph_json, const void* params,
                                                size_t params_size,

@@ -353,7 +353,10 @@ CvmJsonImport import_root(const Value& root, const ModelLimits& limits) {
 }  // namespace
 
 CvmJsonImport import_cvm_json(const std::string& text, const ModelLimits& limits) {
-  return import_root(parse_json(text, kPrefix), limits);
+  // Callers that count a C string's NUL (strlen + 1) are accepted: trailing NULs end the text.
+  size_t len = text.size();
+  while (len > 0 && text[len - 1] == '\0') --len;
+  return import_root(parse_json(text.substr(0, len), kPrefix), limits);
 }
 
 }  // namespace graph

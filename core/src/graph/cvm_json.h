@@ -15,9 +15,9 @@ struct CvmJsonImport {
   uint64_t storage_id_bytes = 0;  // CVM's storage pool size from the storage_id attribute
 };
 
-// Parses and verifies `text` (every rule of spec sections 3 and 4 except params and the
-// planned-memory limit; the storage_id pool is checked against limits.max_storage_bytes).
-// LogicError for any violation; never lets a JSON library exception escape.
+// Parses and verifies `text`, trailing NUL bytes ignored (every rule of spec sections 3 and 4
+// except params and the planned-memory limit; the storage_id pool is checked against
+// limits.max_storage_bytes). LogicError for any violation.
 CvmJsonImport import_cvm_json(const std::string& text, const ModelLimits& limits);
 
 // Greatest nesting depth of arrays and objects accepted in a JSON text (also for the
