@@ -13,6 +13,11 @@ namespace cvm {
 namespace json {
 namespace {
 
+// RFC 8259's escapes of one letter (besides \/, read but never written, and \u): the letter
+// after the backslash and the byte it stands for.
+constexpr char kEscapes[][2] = {{'"', '"'},  {'\\', '\\'}, {'b', '\b'}, {'f', '\f'},
+                                {'n', '\n'}, {'r', '\r'},   {'t', '\t'}};
+
 // Bytes of the UTF-8 sequence starting at p (RFC 3629: no overlong forms, no surrogates, nothing
 // past U+10FFFF), or 0 when the bytes there are not one.
 size_t utf8_length(const unsigned char* p, size_t avail) {
@@ -146,11 +151,17 @@ class Parser {
     }
   }
 
+  // Consumes `c` after whitespace when it is next.
+  bool take(char c) {
+    skip_space();
+    if (at_ >= s_.size() || s_[at_] != c) return false;
+    ++at_;
+    return true;
+  }
+
   // Consumes `c` (after whitespace) or fails with `what`.
   void expect(char c, const char* what) {
-    skip_space();
-    if (at_ >= s_.size() || s_[at_] != c) fail(what);
-    ++at_;
+    if (!take(c)) fail(what);
   }
 
   void value(Value& v, int depth) {
@@ -184,40 +195,33 @@ class Parser {
     v.boolean_ = b;
   }
 
+  // After a container's item: false at its `close`, true past a ',', else fails with `what`.
+  bool more_items(char close, const char* what) {
+    if (take(close)) return false;
+    expect(',', what);
+    return true;
+  }
+
   void array(Value& v, int depth) {
     enter(depth);
     ++at_;  // '['
     v.kind_ = Value::Kind::kArray;
-    skip_space();
-    if (at_ < s_.size() && s_[at_] == ']') {
-      ++at_;
-      return;
-    }
-    while (true) {
+    if (take(']')) return;
+    do {
       skip_space();
       v.items_.emplace_back();
       value(v.items_.back(), depth);
-      skip_space();
-      if (at_ < s_.size() && s_[at_] == ']') {
-        ++at_;
-        return;
-      }
-      expect(',', "expected ',' or ']' in an array");
-    }
+    } while (more_items(']', "expected ',' or ']' in an array"));
   }
 
   void object(Value& v, int depth) {
     enter(depth);
     ++at_;  // '{'
     v.kind_ = Value::Kind::kObject;
+    if (take('}')) return;
     std::vector<std::string> keys;
     std::vector<Value> values;
-    skip_space();
-    if (at_ < s_.size() && s_[at_] == '}') {
-      ++at_;
-      return;
-    }
-    while (true) {
+    do {
       skip_space();
       if (at_ >= s_.size() || s_[at_] != '"') fail("expected a string as an object key");
       keys.emplace_back();
@@ -226,13 +230,7 @@ class Parser {
       skip_space();
       values.emplace_back();
       value(values.back(), depth);
-      skip_space();
-      if (at_ < s_.size() && s_[at_] == '}') {
-        ++at_;
-        break;
-      }
-      expect(',', "expected ',' or '}' in an object");
-    }
+    } while (more_items('}', "expected ',' or '}' in an object"));
     // Sorted by key; of a repeated key the last value (the stable sort keeps text order).
     std::vector<size_t> order(keys.size());
     std::iota(order.begin(), order.end(), size_t{0});
@@ -297,17 +295,19 @@ class Parser {
     ++at_;  // '\\'
     if (at_ >= s_.size()) fail("unterminated string");
     const char c = s_[at_++];
-    switch (c) {
-      case '"': out += '"'; return;
-      case '\\': out += '\\'; return;
-      case '/': out += '/'; return;
-      case 'b': out += '\b'; return;
-      case 'f': out += '\f'; return;
-      case 'n': out += '\n'; return;
-      case 'r': out += '\r'; return;
-      case 't': out += '\t'; return;
-      case 'u': break;
-      default: --at_; fail("invalid escape in a string");
+    if (c == '/') {
+      out += '/';
+      return;
+    }
+    for (const auto& e : kEscapes) {
+      if (e[0] == c) {
+        out += e[1];
+        return;
+      }
+    }
+    if (c != 'u') {
+      --at_;
+      fail("invalid escape in a string");
     }
     uint32_t cp = hex4();
     if (cp >= 0xDC00 && cp <= 0xDFFF) fail("\\u escape of a low surrogate without a high one");
@@ -397,23 +397,20 @@ bool append_quoted(std::string& out, std::string_view s) {
   out += '"';
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          static const char kHex[] = "0123456789abcdef";
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 15];
-        } else {
-          out += ch;
-        }
+    const char* letter = nullptr;
+    for (const auto& e : kEscapes) {
+      if (e[1] == ch) letter = &e[0];
+    }
+    if (letter != nullptr) {
+      out += '\\';
+      out += *letter;
+    } else if (c < 0x20) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += ch;
     }
   }
   out += '"';
