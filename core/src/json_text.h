@@ -19,8 +19,9 @@ namespace json {
 // keeps its last value.
 class Value {
  public:
-  enum class Kind : uint8_t { kNull, kBoolean, kInteger, kUnsigned, kFloat, kString, kArray,
-                              kObject };
+  enum class Kind : uint8_t {
+    kNull, kBoolean, kInteger, kUnsigned, kFloat, kString, kArray, kObject
+  };
 
   Kind kind() const { return kind_; }
   bool is_null() const { return kind_ == Kind::kNull; }
@@ -47,7 +48,6 @@ class Value {
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   const Value& operator[](size_t i) const { return items_[i]; }
-  const std::vector<Value>& items() const { return items_; }
   const std::vector<std::string>& keys() const { return keys_; }
   // The object member `key`, or null (for every non-object too).
   const Value* find(std::string_view key) const;
@@ -64,8 +64,8 @@ class Value {
   int64_t int_ = 0;
   uint64_t uint_ = 0;
   double float_ = 0;
-  std::string text_;              // a string's value
-  std::vector<Value> items_;      // array elements or object values
+  std::string text_;               // a string's value
+  std::vector<Value> items_;       // array elements or object values
   std::vector<std::string> keys_;  // object keys
 };
 
