@@ -16,19 +16,22 @@
   X(op, kInt8, i8) X(op, kInt16, i16) X(op, kInt32, i32) X(op, kInt64, i64) \
   X(op, kFloat16, f16) X(op, kBFloat16, bf16) X(op, kFloat32, f32) X(op, kFloat64, f64)
 
-// elementwise.cc / elementwise.cu: arithmetic, division and extrema, negation, comparisons
-// (bool compares too).
-#define CVM_REFERENCE_ELEMENTWISE(TYPED)                                          \
-  CVM_NUMERIC_TYPES(TYPED, add) CVM_NUMERIC_TYPES(TYPED, sub)                     \
-  CVM_NUMERIC_TYPES(TYPED, mul) CVM_NUMERIC_TYPES(TYPED, div)                     \
-  CVM_NUMERIC_TYPES(TYPED, maximum) CVM_NUMERIC_TYPES(TYPED, minimum)             \
-  CVM_SIGNED_TYPES(TYPED, negative) CVM_SIGNED_TYPES(TYPED, abs)                  \
+// Elementwise: arithmetic, division and extrema, negation (scalar/elementwise.cc) and the
+// comparisons, bool compares too (scalar/compare.cc); elementwise.cu has both.
+#define CVM_REFERENCE_ARITHMETIC(TYPED)                                   \
+  CVM_NUMERIC_TYPES(TYPED, add) CVM_NUMERIC_TYPES(TYPED, sub)             \
+  CVM_NUMERIC_TYPES(TYPED, mul) CVM_NUMERIC_TYPES(TYPED, div)             \
+  CVM_NUMERIC_TYPES(TYPED, maximum) CVM_NUMERIC_TYPES(TYPED, minimum)     \
+  CVM_SIGNED_TYPES(TYPED, negative) CVM_SIGNED_TYPES(TYPED, abs)
+#define CVM_REFERENCE_COMPARE(TYPED)                                              \
   CVM_NUMERIC_TYPES(TYPED, equal) CVM_NUMERIC_TYPES(TYPED, not_equal)             \
   CVM_NUMERIC_TYPES(TYPED, less) CVM_NUMERIC_TYPES(TYPED, less_equal)             \
   CVM_NUMERIC_TYPES(TYPED, greater) CVM_NUMERIC_TYPES(TYPED, greater_equal)       \
   TYPED(equal, kBool, bool) TYPED(not_equal, kBool, bool) TYPED(less, kBool, bool) \
   TYPED(less_equal, kBool, bool) TYPED(greater, kBool, bool)                      \
   TYPED(greater_equal, kBool, bool)
+#define CVM_REFERENCE_ELEMENTWISE(TYPED) \
+  CVM_REFERENCE_ARITHMETIC(TYPED) CVM_REFERENCE_COMPARE(TYPED)
 
 // reduce.cc / reduce.cu.
 #define CVM_REFERENCE_REDUCE(TYPED)                                        \

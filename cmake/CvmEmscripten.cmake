@@ -57,14 +57,16 @@ set(CVMRT_WASM_OPT "-Oz" CACHE STRING "optimisation flag of the non-kernel wasm 
 set(CVMRT_WASM_KERNEL_OPT "-O3" CACHE STRING "optimisation flag of the kernel backends")
 # The scalar reference backend: in the simd variant only the fallback for the ops that have no
 # SIMD128 kernel (cast, comparisons, ...), so -Oz (28 KB gzip less, the benchmarked ops keep their
-# speed); in the plain variant it runs every op but conv2d/dense/depthwise (portable), so -O3.
+# speed); in the plain variant it runs every op but conv2d/dense/depthwise (portable), so
+# "per-family": -O3 for the op families quantized models run, -Oz for the rest
+# (wasm/CMakeLists.txt).
 set(CVMRT_WASM_SCALAR_OPT "auto" CACHE STRING
-    "optimisation flag of the scalar reference backend; auto: -Oz (simd variant), -O3 (plain)")
+    "scalar reference backend: an -O flag, per-family, or auto (simd: -Oz, plain: per-family)")
 if(CVMRT_WASM_SCALAR_OPT STREQUAL "auto")
   if(CVMRT_WASM_VARIANT STREQUAL "simd")
     set(CVM_WASM_SCALAR_OPT "-Oz")
   else()
-    set(CVM_WASM_SCALAR_OPT "-O3")
+    set(CVM_WASM_SCALAR_OPT "per-family")
   endif()
 else()
   set(CVM_WASM_SCALAR_OPT "${CVMRT_WASM_SCALAR_OPT}")
